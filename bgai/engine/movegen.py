@@ -58,7 +58,6 @@ def afterstates(boards: torch.Tensor, dice: torch.Tensor, with_paths: bool = Fal
     _check_inputs(boards, dice)
     device = boards.device
     x = boards.to(torch.int8)
-    n = x.shape[0]
     dice = dice.long()
     high, low = dice.max(1).values, dice.min(1).values
     double = high == low

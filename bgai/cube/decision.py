@@ -1,0 +1,155 @@
+"""Cube decisions from probabilities: no double / double-take / double-pass, in gnubg's words.
+
+Input: cubeless probabilities for the player on roll (``(N, 5)``), a :class:`CubeState` and a
+cube efficiency ``x`` (scalar or ``(N,)``; :func:`cube_efficiency` gives gnubg's defaults).
+Output: a :class:`CubeAnalysis` with the three equities normalised to the current cube
+(double/pass = +1) and gnubg's decision label, chosen exactly as gnubg's
+``FindBestCubeDecision`` chooses it. This is gnubg's 0-ply cube analysis; deeper (cubeful
+n-ply) analysis needs an evaluator and lives with the search, not here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bgai.cube import match, money
+from bgai.cube.met import MatchEquityTable, kazaross_xg2
+from bgai.cube.state import CubeState, Owner
+
+OPTIONAL_EPS = 1e-5  # gnubg: equities this close are an "optional" double
+NOT_AVAILABLE = "Cube not available"  # gnubg's hint just says "You cannot double."
+
+
+def cube_efficiency(position_class: str, pips_on_roll: int = 0, *, plies: int = 0) -> float:
+    """gnubg's default cube efficiency ``x`` for a position class.
+
+    gnubg keeps two sets: one for 0-1 ply leaves (``plies <= 1``) and one for 2+ ply.
+    Classes: ``contact``, ``crashed``, ``race`` (depends on the pip count of the player on
+    roll), ``bearoff_os`` (one-sided database), ``bearoff_ts`` (two-sided database: gnubg uses
+    exact cubeful database equities in money play, 0.6 is its match-play fallback),
+    ``hypergammon`` and ``over`` (game finished: dead cube).
+    """
+    shallow = plies <= 1
+    if position_class in ("contact", "crashed"):
+        return 0.76 if shallow else 0.68
+    if position_class == "race":
+        if shallow:
+            return float(np.clip(0.60 + 0.0025 * pips_on_roll, 0.60, 0.80))
+        return float(np.clip(0.55 + 0.00125 * pips_on_roll, 0.60, 0.70))
+    if position_class in ("bearoff_os", "bearoff_ts", "hypergammon"):
+        return 0.60
+    if position_class == "over":
+        return 0.0
+    raise ValueError(f"unknown position class {position_class!r}")
+
+
+@dataclass(frozen=True)
+class CubeAnalysis:
+    """Equities of the player on roll, per unit of the current cube.
+
+    ``nd`` no double, ``dt`` double/take, ``dp`` double/pass (``nan`` where the cube is not
+    available), ``decision`` gnubg's recommendation for each position.
+    """
+
+    nd: np.ndarray
+    dt: np.ndarray
+    dp: np.ndarray
+    decision: list[str]
+
+    @property
+    def optimal(self) -> np.ndarray:
+        """Equity after the right cube action by both sides: ``max(ND, min(DT, DP))``."""
+        best = np.maximum(self.nd, np.minimum(self.dt, self.dp))
+        return np.where(np.isnan(self.dt), self.nd, best)
+
+    @property
+    def should_double(self) -> np.ndarray:
+        """True where the proper action is to double (including optional and beavered doubles)."""
+        with np.errstate(invalid="ignore"):
+            return (self.dt >= self.nd) & (self.dp >= self.nd)
+
+
+def analyse_cube(probs, state: CubeState, x, met: MatchEquityTable | None = None) -> CubeAnalysis:
+    """gnubg's 0-ply cube analysis of each position for the player on roll."""
+    p = money.as_probs(probs)
+    n = p.shape[0]
+    if state.is_money:
+        nd = money.cubeful_equity(p, x, state.owner, jacoby=state.jacoby)
+    else:
+        met = met or kazaross_xg2()
+        nd = match.mwc_to_equity(match.cubeful_mwc(p, state, x, met), state, met)
+    if not state.can_double:
+        if state.is_money or state.owner is Owner.OPPONENT:
+            label = NOT_AVAILABLE
+        elif state.owner is Owner.CENTRED:
+            label = "Never double, take (dead cube)"
+        else:
+            label = "Never redouble, take (dead cube)"
+        nan = np.full(n, np.nan)
+        return CubeAnalysis(nd=nd, dt=nan, dp=nan.copy(), decision=[label] * n)
+    if state.is_money:
+        dt = 2.0 * money.cubeful_equity(p, x, Owner.OPPONENT)
+    else:
+        dt = match.mwc_to_equity(match.cubeful_mwc(p, state.doubled(), x, met), state, met)
+    dp = np.ones(n)
+    can_gammon = p[:, money.WIN_G] > 0.0
+    hopeless = p[:, money.WIN] <= 0.0
+    decision = [_label(nd[i], dt[i], dp[i], bool(can_gammon[i]), bool(hopeless[i]), state) for i in range(n)]
+    return CubeAnalysis(nd=nd, dt=dt, dp=dp, decision=decision)
+
+
+def take_decision(probs, state: CubeState, x, met: MatchEquityTable | None = None) -> list[str]:
+    """The opponent's answer ("take", "pass" or "beaver") to a double by the player on roll.
+
+    Probabilities are still the doubler's (the player on roll). Pass when double/take is worth
+    at least double/pass to the doubler; beaver (money, beavers allowed) when the taker's
+    equity after taking is not negative, i.e. ``-2 <= DT <= 0``.
+    """
+    if not state.can_double:
+        raise ValueError("the player on roll cannot double in this cube state")
+    analysis = analyse_cube(probs, state, x, met)
+    answers = []
+    for dt, dp in zip(analysis.dt, analysis.dp, strict=True):
+        if dt >= dp:
+            answers.append("pass")
+        elif state.is_money and state.beavers and -2.0 <= dt <= 0.0:
+            answers.append("beaver")
+        else:
+            answers.append("take")
+    return answers
+
+
+def _label(nd: float, dt: float, dp: float, can_gammon: bool, hopeless: bool, state: CubeState) -> str:
+    """gnubg's FindBestCubeDecision for one position (doubler's equities).
+
+    ``hopeless`` (no winning chances) makes ND and DT tie exactly; gnubg's float32 rounding
+    then always lands on "no double", so we say so explicitly.
+    """
+    double = "double" if state.owner is Owner.CENTRED else "redouble"
+    Double = double.capitalize()
+    beaver_zone = state.is_money and state.beavers and -2.0 <= dt <= 0.0
+    too_good_pass = f"Too good to {double}, pass" if can_gammon else f"{Double}, pass"
+    if hopeless:
+        return f"No {double}, beaver" if beaver_zone else f"No {double}, take"
+    if dt >= nd and dp >= nd:
+        if dp > dt:
+            optional = abs(dt - nd) <= OPTIONAL_EPS
+            if beaver_zone:
+                if 2.0 * dt < nd:
+                    return "No double, beaver"
+                return "Optional double, beaver" if optional else "Double, beaver"
+            return f"Optional {double}, take" if optional else f"{Double}, take"
+        # Playing on for a gammon is a real alternative unless Jacoby blanks gammons.
+        gammons_count = not state.is_money or state.owner is not Owner.CENTRED or not state.jacoby
+        if abs(nd - dp) <= OPTIONAL_EPS and can_gammon and gammons_count:
+            return f"Optional {double}, pass"
+        return f"{Double}, pass"
+    if nd > dt:
+        if dt > dp:
+            return too_good_pass
+        if nd > dp:
+            return f"Too good to {double}, take" if can_gammon else f"No {double}, take"
+        return f"No {double}, beaver" if beaver_zone else f"No {double}, take"
+    return too_good_pass

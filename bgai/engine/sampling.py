@@ -1,0 +1,91 @@
+"""Seeded corpora of (position, roll) pairs from games of several kinds.
+
+Differential tests and benchmarks need many realistic positions, not only openings:
+
+* ``random``  — both sides play uniformly random legal moves;
+* ``greedy``  — both sides maximise the pip lead after the move less their blots (hits,
+  makes points, then races);
+* ``race``    — positions from greedy games once contact is over;
+* ``bearoff`` — games started with every mover checker home and opponent checkers in the
+  mover's home board or on the bar, so bear-offs, hits during the bear-off and re-entry
+  against strong boards are frequent.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from bgai.engine.board import is_race, pip_counts, starting_board, swap_sides
+from bgai.engine.choice import random_child, segment_argmax
+from bgai.engine.movegen import expand
+
+KINDS = ("random", "greedy", "race", "bearoff")
+
+
+def sample_positions(
+    n: int, kind: str = "random", seed: int = 0, variant: str = "standard", games: int = 256
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` (board, dice) pairs, boards (n, 2, 25) int8 with the player on roll in row 1."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown position kind {kind!r}: choose one of {', '.join(KINDS)}")
+    gen = torch.Generator().manual_seed(seed)
+    start = _bearoff_starts if kind == "bearoff" else _standard_starts(variant)
+    boards = start(games, gen)
+    policy = _random_child if kind == "random" else _greedy_child
+    got_boards, got_dice, total = [], [], 0
+    while total < n:
+        dice = torch.randint(1, 7, (games, 2), generator=gen)
+        keep = is_race(boards) if kind == "race" else torch.ones(games, dtype=torch.bool)
+        got_boards.append(boards[keep])
+        got_dice.append(dice[keep])
+        total += int(keep.sum())
+        children, parent = expand(boards, dice)
+        moved = children[policy(children, parent, games, gen)]
+        finished = moved[:, 1].sum(1) == 0
+        boards = swap_sides(moved)
+        if finished.any():
+            boards[finished] = start(int(finished.sum()), gen)
+    return torch.cat(got_boards)[:n], torch.cat(got_dice)[:n]
+
+
+def _standard_starts(variant: str):
+    def start(k: int, gen: torch.Generator) -> torch.Tensor:
+        return torch.as_tensor(starting_board(variant)).expand(k, 2, 25).clone()
+
+    return start
+
+
+def _random_child(children: torch.Tensor, parent: torch.Tensor, n: int, gen: torch.Generator) -> torch.Tensor:
+    return random_child(parent, n, gen)
+
+
+def _greedy_child(children: torch.Tensor, parent: torch.Tensor, n: int, gen: torch.Generator) -> torch.Tensor:
+    pips = pip_counts(children).float()
+    blots = (children[:, 1, :24] == 1).sum(1)
+    lead = pips[:, 0] - pips[:, 1] - 4 * blots + 0.01 * torch.rand(len(children), generator=gen)
+    return segment_argmax(lead, parent, n)
+
+
+def _bearoff_starts(k: int, gen: torch.Generator) -> torch.Tensor:
+    """Mover: 15 checkers spread over the home board. Opponent: a few checkers back (in the
+    mover's home board or on the bar), the rest spread over its own home and outfield."""
+    boards = torch.zeros((k, 2, 25), dtype=torch.int8)
+    home = torch.randint(0, 6, (k, 15), generator=gen)
+    boards[:, 1, :6] = torch.nn.functional.one_hot(home, 6).sum(1).to(torch.int8)
+    back = torch.randint(0, 4, (k,), generator=gen)
+    # Opponent checkers back on its points 19-24 (the mover's home) or its bar (index 24).
+    spots = torch.randint(18, 25, (k, 3), generator=gen)
+    for j in range(3):
+        on = back > j
+        boards[on, 0, spots[on, j]] += 1
+    rest = 15 - back
+    spread = torch.randint(0, 12, (k, 15), generator=gen)
+    used = torch.arange(15)[None, :] < rest[:, None]
+    counts = (torch.nn.functional.one_hot(spread, 12) * used[..., None]).sum(1)
+    boards[:, 0, :12] += counts.to(torch.int8)
+    # Points both sides claim cannot happen: move such opponent checkers to the bar.
+    mover_pts = boards[:, 1, :24]
+    clash = (mover_pts.flip(1) > 0) & (boards[:, 0, :24] > 0)
+    boards[:, 0, 24] += (boards[:, 0, :24] * clash).sum(1).to(torch.int8)
+    boards[:, 0, :24] *= ~clash
+    return boards

@@ -1,0 +1,113 @@
+"""Network inputs from boards, always from the view of the player on roll (row 1).
+
+An :class:`Encoding` turns a batch of boards ``(N, 2, 25)`` (any integer dtype, any device;
+extra leading dimensions are kept) into float32 inputs ``(N, size)``. Every unit has a name
+(``enc.names``, ``enc.index("on_roll.prime")``) so tests and debugging can talk about units.
+
+* ``tesauro198`` — Tesauro's classic 198 units. For each side (player on roll first, then the
+  opponent, each in its own point numbering): 24 points x 4 units (n >= 1, n >= 2, n == 3,
+  (n - 3) / 2 for n > 3), bar / 2, borne off / checkers. The last two units say whose turn it
+  is; as we always encode from the side on roll they are the constant [1, 0].
+* ``rich`` — the 196 point/bar/off units of ``tesauro198`` (no turn units), a contact flag
+  (1 while contact remains, 0 in a race), then for each side the hand-crafted features of
+  :mod:`bgai.model.features` (pips, prime, escapes, shot exposure, anchors, ...).
+
+Swapping the two rows of a board swaps the two sides' blocks of either encoding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from bgai.engine.board import BAR, CHECKERS, is_race
+from bgai.model.features import SIDE_FEATURES
+
+SIDES = ("on_roll", "opponent")
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A named, fixed-size map from boards to network inputs (view of the player on roll)."""
+
+    name: str
+    names: tuple[str, ...]
+    encode: Callable[[torch.Tensor, int], torch.Tensor]
+
+    @property
+    def size(self) -> int:
+        return len(self.names)
+
+    def index(self, unit: str) -> int:
+        """Column of the unit called ``unit``."""
+        return self.names.index(unit)
+
+    def __call__(self, boards: torch.Tensor, checkers: int = CHECKERS) -> torch.Tensor:
+        """Inputs ``(..., size)`` float32 for boards ``(..., 2, 25)``."""
+        t = torch.as_tensor(boards)
+        lead = t.shape[:-2]
+        out = self.encode(t.reshape(-1, 2, 25).long(), checkers)
+        return out.reshape(*lead, self.size)
+
+
+def count_units(n: torch.Tensor) -> torch.Tensor:
+    """Tesauro's 4 units ``(..., 4)`` for checker counts ``n``: n >= 1, n >= 2, n == 3, (n - 3) / 2."""
+    n = n.float()
+    return torch.stack([(n >= 1).float(), (n >= 2).float(), (n == 3).float(), ((n - 3) / 2).clamp(min=0)], -1)
+
+
+def _point_units(row: torch.Tensor, checkers: int) -> torch.Tensor:
+    """One side's 98 units (24 points x 4, bar, off) from its own row ``(N, 25)``."""
+    points = count_units(row[:, :24])
+    bar = row[:, BAR:].float() / 2
+    off = (checkers - row.sum(-1, keepdim=True)).float() / checkers
+    return torch.cat([points.flatten(1), bar, off], 1)
+
+
+def _point_unit_names(side: str) -> list[str]:
+    units = ("n>=1", "n>=2", "n=3", "n>3")
+    return [f"{side}.p{p}.{u}" for p in range(1, 25) for u in units] + [f"{side}.bar", f"{side}.off"]
+
+
+def _tesauro198(boards: torch.Tensor, checkers: int) -> torch.Tensor:
+    n = boards.shape[0]
+    turn = torch.tensor([1.0, 0.0], device=boards.device).expand(n, 2)
+    return torch.cat([_point_units(boards[:, 1], checkers), _point_units(boards[:, 0], checkers), turn], 1)
+
+
+def _rich(boards: torch.Tensor, checkers: int) -> torch.Tensor:
+    me, opp = boards[:, 1], boards[:, 0]
+    contact = (~is_race(boards)).float()[:, None]
+    mine = [f(me, opp) for f in SIDE_FEATURES.values()]
+    theirs = [f(opp, me) for f in SIDE_FEATURES.values()]
+    return torch.cat(
+        [_point_units(me, checkers), _point_units(opp, checkers), contact, torch.stack(mine + theirs, 1)], 1
+    )
+
+
+TESAURO198 = Encoding(
+    "tesauro198",
+    tuple(_point_unit_names("on_roll") + _point_unit_names("opponent") + ["turn.on_roll", "turn.other"]),
+    _tesauro198,
+)
+RICH = Encoding(
+    "rich",
+    tuple(
+        _point_unit_names("on_roll")
+        + _point_unit_names("opponent")
+        + ["contact"]
+        + [f"{side}.{f}" for side in SIDES for f in SIDE_FEATURES]
+    ),
+    _rich,
+)
+
+ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH)}
+
+
+def get_encoding(name: str) -> Encoding:
+    """The registered encoding called ``name`` (a one-line error names the choices)."""
+    if name not in ENCODINGS:
+        raise ValueError(f"unknown encoding {name!r}: choose one of {', '.join(ENCODINGS)}")
+    return ENCODINGS[name]

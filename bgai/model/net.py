@@ -1,0 +1,146 @@
+"""Value networks: boards in, five outcome probabilities out, for the player on roll.
+
+:class:`ValueNet` is a TD-Gammon-style MLP over one registered encoding; :class:`SplitNet`
+routes contact and race positions to two such nets. Both are rebuilt from a plain ``spec()``
+dict (primitives only, so it loads with ``torch.load(weights_only=True)``) with
+:func:`build_net`; :func:`check_spec` turns a checkpoint/model mismatch into one line.
+Networks know boards, not search: see :mod:`bgai.model.probs` for what to do with outputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from bgai.engine.board import CHECKERS, is_race
+from bgai.model.encoding import get_encoding
+from bgai.model.first_layer import tesauro198_first_layer
+from bgai.model.probs import probs_from_logits
+
+ACTIVATIONS = {"sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "relu": nn.ReLU, "gelu": nn.GELU}
+Spec = dict[str, Any]
+
+
+class ValueNet(nn.Module):
+    """MLP from an encoding to 5 consistent probabilities for the player on roll.
+
+    ``forward(boards)`` takes integer boards ``(N, 2, 25)``; ``forward_encoded(x)`` takes the
+    encoding's inputs (what training uses). With ``tesauro198`` the first layer runs as a sum
+    of table lookups (``fast_first_layer``), which gives the same values faster.
+    """
+
+    def __init__(
+        self,
+        encoding: str = "tesauro198",
+        hidden: tuple[int, ...] | list[int] = (80,),
+        activation: str = "sigmoid",
+        checkers: int = CHECKERS,
+    ) -> None:
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r}: choose one of {', '.join(ACTIVATIONS)}")
+        self.encoding = get_encoding(encoding)
+        self.hidden = tuple(int(h) for h in hidden)
+        self.activation = activation
+        self.checkers = int(checkers)
+        sizes = (self.encoding.size, *self.hidden)
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False))
+        self.head = nn.Linear(sizes[-1], 5)
+        self.act = ACTIVATIONS[activation]()
+        self.fast_first_layer = encoding == "tesauro198"
+
+    def spec(self) -> Spec:
+        """Everything needed to rebuild this architecture (not the weights)."""
+        return {
+            "kind": "value_net",
+            "encoding": self.encoding.name,
+            "hidden": list(self.hidden),
+            "activation": self.activation,
+            "checkers": self.checkers,
+        }
+
+    @classmethod
+    def from_spec(cls, spec: Spec) -> ValueNet:
+        """A fresh (untrained) net with the architecture ``spec`` describes."""
+        if spec.get("kind", "value_net") != "value_net":
+            raise ValueError(f"spec is for a {spec.get('kind')!r}, not a value_net")
+        allowed = {"kind", "encoding", "hidden", "activation", "checkers"}
+        unknown = set(spec) - allowed
+        if unknown:
+            raise ValueError(f"value_net spec has unknown keys {sorted(unknown)}")
+        return cls(**{k: v for k, v in spec.items() if k != "kind"})
+
+    def logits_encoded(self, x: torch.Tensor) -> torch.Tensor:
+        """The five free logits ``(N, 5)`` for encoded inputs (for losses that want logits)."""
+        for layer in self.layers:
+            x = self.act(layer(x))
+        return self.head(x)
+
+    def forward_encoded(self, x: torch.Tensor) -> torch.Tensor:
+        """Probabilities ``(N, 5)`` for encoded inputs ``(N, encoding.size)``."""
+        return probs_from_logits(self.logits_encoded(x))
+
+    def logits(self, boards: torch.Tensor) -> torch.Tensor:
+        """The five free logits ``(N, 5)`` for boards ``(N, 2, 25)``."""
+        boards = torch.as_tensor(boards, device=self.head.weight.device)
+        if not (self.fast_first_layer and self.layers):
+            return self.logits_encoded(self.encoding(boards, self.checkers))
+        x = self.act(tesauro198_first_layer(boards, self.layers[0], self.checkers))
+        for layer in self.layers[1:]:
+            x = self.act(layer(x))
+        return self.head(x)
+
+    def forward(self, boards: torch.Tensor) -> torch.Tensor:
+        """Probabilities ``(N, 5)`` for the player on roll (row 1) of each board."""
+        return probs_from_logits(self.logits(boards))
+
+
+class SplitNet(nn.Module):
+    """Two ValueNets, one for contact positions and one for races, behind one interface."""
+
+    def __init__(self, contact: ValueNet, race: ValueNet) -> None:
+        super().__init__()
+        self.contact = contact
+        self.race = race
+
+    def spec(self) -> Spec:
+        return {"kind": "split_net", "contact": self.contact.spec(), "race": self.race.spec()}
+
+    @classmethod
+    def from_spec(cls, spec: Spec) -> SplitNet:
+        if spec.get("kind") != "split_net":
+            raise ValueError(f"spec is for a {spec.get('kind')!r}, not a split_net")
+        return cls(ValueNet.from_spec(spec["contact"]), ValueNet.from_spec(spec["race"]))
+
+    def forward(self, boards: torch.Tensor) -> torch.Tensor:
+        """Probabilities ``(N, 5)`` for the player on roll; each board goes to the net of its phase."""
+        boards = torch.as_tensor(boards, device=self.contact.head.weight.device)
+        race = is_race(boards)
+        out = torch.empty(boards.shape[0], 5, device=boards.device, dtype=self.contact.head.weight.dtype)
+        out[race] = self.race(boards[race])
+        out[~race] = self.contact(boards[~race])
+        return out
+
+
+def build_net(spec: Spec) -> ValueNet | SplitNet:
+    """Rebuild any network from its ``spec()``."""
+    kinds = {"value_net": ValueNet, "split_net": SplitNet}
+    kind = spec.get("kind", "value_net")
+    if kind not in kinds:
+        raise ValueError(f"unknown network kind {kind!r}: choose one of {', '.join(kinds)}")
+    return kinds[kind].from_spec(spec)
+
+
+def check_spec(net: ValueNet | SplitNet, spec: Spec) -> None:
+    """Raise a one-line ``ValueError`` if ``spec`` (e.g. from a checkpoint) differs from ``net``'s."""
+    mine = net.spec()
+    if spec == mine:
+        return
+    diffs = [
+        f"{k}: {spec.get(k)!r} vs {mine.get(k)!r}"
+        for k in sorted(set(spec) | set(mine))
+        if spec.get(k) != mine.get(k)
+    ]
+    raise ValueError(f"network spec mismatch (checkpoint vs model): {'; '.join(diffs)}")

@@ -1,0 +1,52 @@
+"""The five outcome probabilities every evaluator returns, and what search and cube do with them.
+
+A probability tensor has shape ``(..., 5)``, always for the player **on roll**:
+``[win, win gammon, win backgammon, lose gammon, lose backgammon]``; gammons include
+backgammons, and losing is ``1 - win``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
+OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+def probs_from_logits(logits: torch.Tensor) -> torch.Tensor:
+    """Consistent probabilities from five free logits (a chain of conditional sigmoids).
+
+    win = s(a), wg = win s(b), wbg = wg s(c), lg = (1 - win) s(d), lbg = lg s(e), so that
+    wbg <= wg <= win and lbg <= lg <= 1 - win hold by construction.
+    """
+    s = torch.sigmoid(logits)
+    win = s[..., 0]
+    wg = win * s[..., 1]
+    lg = (1 - win) * s[..., 3]
+    return torch.stack([win, wg, wg * s[..., 2], lg, lg * s[..., 4]], -1)
+
+
+def cubeless_equity(probs: torch.Tensor) -> torch.Tensor:
+    """Cubeless money equity ``(...)`` for the player on roll: 2w - 1 + (wg - lg) + (wbg - lbg)."""
+    return (
+        2 * probs[..., WIN]
+        - 1
+        + probs[..., WIN_GAMMON]
+        - probs[..., LOSE_GAMMON]
+        + probs[..., WIN_BACKGAMMON]
+        - probs[..., LOSE_BACKGAMMON]
+    )
+
+
+def invert(probs: torch.Tensor) -> torch.Tensor:
+    """The same outcomes seen by the other player: win <-> lose, wg <-> lg, wbg <-> lbg."""
+    return torch.stack(
+        [
+            1 - probs[..., WIN],
+            probs[..., LOSE_GAMMON],
+            probs[..., LOSE_BACKGAMMON],
+            probs[..., WIN_GAMMON],
+            probs[..., WIN_BACKGAMMON],
+        ],
+        -1,
+    )

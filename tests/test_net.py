@@ -1,0 +1,132 @@
+"""Value networks and the probability helpers (all probabilities for the player on roll)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+import torch
+
+from bgai.engine.board import is_race, starting_board
+from bgai.model.encoding import ENCODINGS, RICH, TESAURO198
+from bgai.model.net import SplitNet, ValueNet, build_net, check_spec
+from bgai.model.probs import cubeless_equity, invert, probs_from_logits
+from bgai.model.pubeval import pubeval_scores
+
+
+def random_boards(seed: int, n: int) -> torch.Tensor:
+    """Boards with checkers spread at random (legal-looking: no shared points)."""
+    rng = np.random.default_rng(seed)
+    boards = np.zeros((n, 2, 25), dtype=np.int8)
+    for i in range(n):
+        for p in rng.choice(25, size=int(rng.integers(1, 16))):
+            boards[i, 1, p] += 1
+        free = [p for p in range(24) if boards[i, 1, 23 - p] == 0]
+        for p in rng.choice(free, size=int(rng.integers(1, 16))):
+            boards[i, 0, p] += 1
+    return torch.as_tensor(boards)
+
+
+def assert_consistent(p: torch.Tensor) -> None:
+    win, wg, wbg, lg, lbg = p.unbind(-1)
+    assert ((p >= 0) & (p <= 1)).all()
+    assert (wbg <= wg + 1e-7).all() and (wg <= win + 1e-7).all()
+    assert (lbg <= lg + 1e-7).all() and (lg <= 1 - win + 1e-7).all()
+
+
+def test_probabilities_are_consistent_by_construction():
+    torch.manual_seed(0)
+    assert_consistent(probs_from_logits(torch.randn(10_000, 5) * 10))
+    net = ValueNet("rich", hidden=(32, 16), activation="relu")
+    assert_consistent(net.forward_encoded(torch.randn(1000, RICH.size) * 5))
+    assert_consistent(ValueNet()(random_boards(0, 100)))
+
+
+def test_cubeless_equity_formula():
+    p = torch.tensor([[0.6, 0.2, 0.05, 0.1, 0.01], [1.0, 1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0]])
+    # 2*0.6 - 1 + (0.2 - 0.1) + (0.05 - 0.01); a certain backgammon win; a certain gammon loss.
+    torch.testing.assert_close(cubeless_equity(p), torch.tensor([0.34, 3.0, -2.0]))
+
+
+def test_invert_swaps_the_players_and_twice_is_identity():
+    p = probs_from_logits(torch.randn(500, 5) * 3)
+    q = invert(p)
+    torch.testing.assert_close(q[:, 0], 1 - p[:, 0])
+    torch.testing.assert_close(q[:, 1:], p[:, [3, 4, 1, 2]])
+    assert_consistent(q)
+    torch.testing.assert_close(invert(q), p)
+    torch.testing.assert_close(cubeless_equity(q), -cubeless_equity(p))
+
+
+def test_fast_first_layer_equals_encode_then_linear():
+    torch.manual_seed(1)
+    net = ValueNet("tesauro198", hidden=(40, 20))
+    boards = random_boards(1, 300)
+    assert net.fast_first_layer
+    fast = net(boards)
+    dense = net.forward_encoded(TESAURO198(boards))
+    torch.testing.assert_close(fast, dense)
+    # Gradients agree too, so training may use either path.
+    fast.sum().backward()
+    g_fast = net.layers[0].weight.grad.clone()
+    net.zero_grad()
+    dense = net.forward_encoded(TESAURO198(boards))
+    dense.sum().backward()
+    torch.testing.assert_close(g_fast, net.layers[0].weight.grad)
+
+
+@pytest.mark.parametrize("spec", [
+    {"kind": "value_net", "encoding": "tesauro198", "hidden": [80], "activation": "sigmoid", "checkers": 15},
+    {"kind": "value_net", "encoding": "rich", "hidden": [64, 32], "activation": "relu", "checkers": 15},
+    {"kind": "value_net", "encoding": "tesauro198", "hidden": [], "activation": "sigmoid", "checkers": 15},
+])  # fmt: skip
+def test_from_spec_round_trip_through_a_checkpoint(spec):
+    net = build_net(spec)
+    assert net.spec() == spec
+    buf = io.BytesIO()
+    torch.save({"spec": net.spec(), "model": net.state_dict()}, buf)
+    buf.seek(0)
+    ckpt = torch.load(buf, weights_only=True)
+    again = build_net(ckpt["spec"])
+    check_spec(again, ckpt["spec"])
+    again.load_state_dict(ckpt["model"])
+    boards = random_boards(2, 50)
+    torch.testing.assert_close(again(boards), net(boards))
+
+
+def test_a_spec_mismatch_is_one_line():
+    net = ValueNet(hidden=(80,))
+    with pytest.raises(ValueError, match=r"^network spec mismatch .*hidden: \[40\] vs \[80\]$"):
+        check_spec(net, {**net.spec(), "hidden": [40]})
+    with pytest.raises(ValueError, match="unknown encoding"):
+        ValueNet("tesauro199")
+    with pytest.raises(ValueError, match="unknown network kind"):
+        build_net({"kind": "transformer"})
+
+
+def test_split_net_routes_races_to_the_race_net():
+    torch.manual_seed(2)
+    split = SplitNet(ValueNet(hidden=(16,)), ValueNet("rich", hidden=(16,)))
+    race = torch.zeros(1, 2, 25, dtype=torch.int8)
+    race[0, :, :6] = 2  # both sides on their home points 1-6, 12 checkers each
+    boards = torch.cat([torch.as_tensor(starting_board())[None], race, random_boards(3, 30)])
+    is_r = is_race(boards)
+    assert is_r[1] and not is_r[0]
+    out = split(boards)
+    torch.testing.assert_close(out[is_r], split.race(boards[is_r]))
+    torch.testing.assert_close(out[~is_r], split.contact(boards[~is_r]))
+    again = build_net(split.spec())
+    again.load_state_dict(split.state_dict())
+    torch.testing.assert_close(again(boards), out)
+    assert split(boards[:1]).shape == (1, 5)  # no race in the batch: the race net sees nothing
+
+
+def test_no_cpu_constants_sneak_in_on_another_device():
+    """The 'meta' device stands in for CUDA: mixing in a CPU constant would raise."""
+    boards = torch.zeros(4, 2, 25, dtype=torch.int8, device="meta")
+    for enc in ENCODINGS.values():
+        assert enc(boards).device.type == "meta"
+    assert pubeval_scores(boards, torch.zeros(4, dtype=torch.bool, device="meta")).device.type == "meta"
+    for encoding in ENCODINGS:
+        assert ValueNet(encoding, hidden=(8,)).to("meta")(boards).shape == (4, 5)

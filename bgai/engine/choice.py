@@ -34,5 +34,5 @@ def random_child(parent: torch.Tensor, n: int, generator: torch.Generator | None
     """Index of a uniformly random child of each parent."""
     counts = child_counts(parent, n)
     start = torch.cumsum(counts, 0) - counts
-    u = torch.rand(n, generator=generator, device=parent.device)
+    u = torch.rand(n, generator=generator).to(parent.device)  # CPU generator: same draws on any device
     return start + (u * counts).long().clamp(max=counts - 1)

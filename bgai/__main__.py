@@ -1,0 +1,5 @@
+"""``python -m bgai``: the same as the ``bgai`` command."""
+
+from bgai.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,106 @@
+"""``bgai hint POSITION [DICE] [--player SPEC] [--json]``: rank the moves as gnubg's hint does.
+
+With dice (given, or carried by a GNUbgID/XGID) every legal move is listed best first with
+its five probabilities and cubeless equity for the player on roll; without dice the position
+itself is evaluated before the roll.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+PROBS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+def register(subparsers) -> None:
+    from bgai.bots.specs import SPEC_HELP
+
+    parser = subparsers.add_parser(
+        "hint",
+        help="rank the moves of a position (or evaluate it before the roll)",
+        description="Rank every legal move with its win/gammon/backgammon probabilities and cubeless "
+        "equity for the player on roll, like gnubg's hint; without dice, evaluate the position.",
+    )
+    parser.add_argument("position", help="Position ID, GNUbgID (PositionID:MatchID) or XGID")
+    parser.add_argument("dice", nargs="?", help="the roll, as 31 (default: the dice in the ID, if any)")
+    parser.add_argument("--player", default="best",
+                        help=f"who evaluates (default best): {SPEC_HELP}; not random or pubeval")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def _searcher(player):
+    """(evaluator, plies, move filter) behind a player, for ranking moves."""
+    from bgai.bots.players import GnubgPlayer, SearchPlayer
+    from bgai.search.evaluator import GnubgEvaluator
+    from bgai.search.ply import DEFAULT_FILTER
+
+    if isinstance(player, SearchPlayer):
+        return player.evaluator, player.plies, player.move_filter
+    if isinstance(player, GnubgPlayer):  # gnubg's 0-ply net under bgai's search
+        return GnubgEvaluator(0), player.plies, DEFAULT_FILTER
+    raise ValueError(f"hint needs a player that evaluates positions (best, a checkpoint, gnubg), "
+                     f"not {player.name}")
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from bgai.bots import load_player
+    from bgai.engine.board import swap_sides
+    from bgai.formats import encode_position_id, read_position
+    from bgai.model.probs import cubeless_equity
+    from bgai.moves import legal_moves_batch, parse_dice
+    from bgai.search.ply import evaluate_position, rank_moves
+
+    board, match_state = read_position(args.position)
+    for row, who in ((1, "player on roll"), (0, "opponent")):
+        if board[row].sum() == 0:
+            raise ValueError(f"the game is over: the {who} has borne off every checker")
+    dice = args.dice if args.dice is not None else (match_state.dice if match_state else None)
+    player = load_player(args.player)
+    evaluator, plies, move_filter = _searcher(player)
+    position_id = encode_position_id(board)
+
+    if dice is None:
+        probs = evaluate_position(evaluator, torch.as_tensor(board)[None], plies)[0].tolist()
+        equity = float(cubeless_equity(torch.tensor(probs)))
+        if args.json:
+            print(json.dumps({"position_id": position_id, "player": player.name, "plies": plies,
+                              "probs": dict(zip(PROBS, probs, strict=True)), "equity": equity}))
+        else:
+            print(f"Position {position_id}, player on roll, before the roll ({player.name}, {plies}-ply):")
+            print(f"  Cubeless equity {equity:+.3f}")
+            print(f"  {_probs_line(probs)}")
+        return 0
+
+    roll = parse_dice(dice)
+    notation = {pid: move for move, pid in legal_moves_batch(board[None], [roll])[0]}
+    ranked = rank_moves(evaluator, board, roll, plies, move_filter)
+    rows = []
+    for m in ranked:
+        pid = encode_position_id(swap_sides(m.board))
+        rows.append({"move": notation.get(pid, ""), "position_id": pid, "ply": m.ply,
+                     "equity": m.equity, "probs": dict(zip(PROBS, m.probs, strict=True))})
+    if args.json:
+        print(json.dumps({"position_id": position_id, "dice": list(roll), "player": player.name,
+                          "plies": plies, "moves": rows if notation else []}, indent=2))
+        return 0
+    print(f"Position {position_id}, {roll[0]}-{roll[1]} to play ({player.name}):")
+    if not notation:
+        print("  No legal move: the player on roll dances.")
+        return 0
+    best = rows[0]["equity"]
+    width = max(len(r["move"]) for r in rows)
+    for k, r in enumerate(rows, 1):
+        diff = "" if k == 1 else f" ({r['equity'] - best:+.3f})"
+        print(f"{k:>5}. {r['ply']}-ply  {r['move']:<{width}}  Eq.: {r['equity']:+.3f}{diff}")
+        print(f"       {_probs_line(list(r['probs'].values()))}")
+    return 0
+
+
+def _probs_line(probs: list[float]) -> str:
+    """gnubg's order: win, win gammon, win backgammon - lose, lose gammon, lose backgammon."""
+    win, wg, wbg, lg, lbg = probs
+    return f"{win:.3f} {wg:.3f} {wbg:.3f} - {1 - win:.3f} {lg:.3f} {lbg:.3f}"

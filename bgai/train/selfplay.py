@@ -1,0 +1,114 @@
+"""K self-play games at once over the batched engine.
+
+Each turn, every afterstate of every running game is valued in one network call, each game
+plays its greedy move (or, with probability ``exploration``, a random one), and games that
+end are recorded and replaced at once. Finished games come out as (positions, lambda-returns)
+ready for a regression update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from bgai.engine import expand, game_value, starting_board, swap_sides
+from bgai.engine.choice import random_child, segment_argmax
+from bgai.engine.dice import opening_roll, roll
+from bgai.model.probs import cubeless_equity, invert
+from bgai.train.td import lambda_returns
+
+MAX_TURNS = 1000  # a history slot per game; a game reaching it is scored as it stands
+
+
+def outcome_probs(values: torch.Tensor) -> torch.Tensor:
+    """Exact five outputs for the player who just won ``values`` (1, 2 or 3) points."""
+    v = values.to(torch.float32)[:, None]
+    ones = torch.ones_like(v)
+    return torch.cat([ones, (v >= 2).float(), (v >= 3).float(), 0 * ones, 0 * ones], 1)
+
+
+def afterstate_probs(net: torch.nn.Module, children: torch.Tensor) -> torch.Tensor:
+    """Five probabilities of each afterstate for the player who just moved (exact if the game ended)."""
+    won = game_value(children)
+    probs = invert(net(swap_sides(children)).float())
+    finished = won > 0
+    if finished.any():
+        probs[finished] = outcome_probs(won[finished])
+    return probs
+
+
+@dataclass
+class FinishedGames:
+    boards: torch.Tensor  # (P, 2, 25) positions before each move, mover in row 1
+    returns: torch.Tensor  # (P, 5) lambda-returns for those positions
+    games: int
+    turns: int  # total turns of the finished games
+    gammons: int
+    backgammons: int
+
+
+class SelfPlay:
+    """The running games of one process; ``state_dict`` makes a run resumable exactly."""
+
+    def __init__(self, k: int, variant: str, lam: float, exploration: float, generator: torch.Generator,
+                 device: torch.device) -> None:
+        self.k, self.lam, self.exploration = k, lam, exploration
+        self.generator, self.device = generator, device
+        self.start = torch.as_tensor(starting_board(variant), device=device)
+        self.boards = self.start.expand(k, 2, 25).clone()
+        self.turn = torch.zeros(k, dtype=torch.long, device=device)
+        self.history = torch.zeros((k, MAX_TURNS, 2, 25), dtype=torch.int8, device=device)
+        self.values = torch.zeros((k, MAX_TURNS, 5), dtype=torch.float32, device=device)
+
+    @torch.no_grad()
+    def play_turn(self, net: torch.nn.Module) -> FinishedGames:
+        k, dev = self.k, self.device
+        dice = roll(k, self.generator, dev)
+        first = self.turn == 0
+        if first.any():
+            dice[first] = opening_roll(int(first.sum()), self.generator).to(dev)
+        children, parent = expand(self.boards, dice)
+        probs = afterstate_probs(net, children)
+        pick = segment_argmax(cubeless_equity(probs), parent, k)
+        if self.exploration > 0:
+            explore = torch.rand(k, generator=self.generator).to(dev) < self.exploration
+            pick = torch.where(explore, random_child(parent, k, self.generator), pick)
+
+        rows = torch.arange(k, device=dev)
+        self.history[rows, self.turn] = self.boards.to(torch.int8)
+        self.values[rows, self.turn] = probs[pick]
+        moved = children[pick]
+        won = game_value(moved)
+        self.turn += 1
+        over = (won > 0) | (self.turn >= MAX_TURNS)
+        self.boards = swap_sides(moved)
+        return self._harvest(over, won)
+
+    def _harvest(self, over: torch.Tensor, won: torch.Tensor) -> FinishedGames:
+        done = over.nonzero().squeeze(1)
+        lengths = self.turn[done]
+        t_max = int(lengths.max()) if len(done) else 0
+        values = self.values[done, :t_max]
+        returns = lambda_returns(values, lengths, self.lam)
+        valid = torch.arange(t_max, device=self.device)[None, :] < lengths[:, None]
+        boards = self.history[done, :t_max][valid]
+        result = FinishedGames(boards, returns[valid], len(done), int(lengths.sum()),
+                               int((won[done] >= 2).sum()), int((won[done] >= 3).sum()))
+        self.boards[done] = self.start
+        self.turn[done] = 0
+        return result
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        t_max = int(self.turn.max())
+        return {"boards": self.boards.clone(), "turn": self.turn.clone(),
+                "history": self.history[:, :t_max].clone(), "values": self.values[:, :t_max].clone()}
+
+    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        if state["boards"].shape[0] != self.k:
+            raise ValueError(f"checkpoint has {state['boards'].shape[0]} parallel games, config says {self.k}")
+        t_max = state["history"].shape[1]
+        self.boards = state["boards"].to(self.device)
+        self.turn = state["turn"].to(self.device)
+        self.history[:, :t_max] = state["history"].to(self.device)
+        self.values[:, :t_max] = state["values"].to(self.device)

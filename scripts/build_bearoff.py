@@ -1,0 +1,51 @@
+"""Build bgai's bear-off databases and save them; prints timings and sizes.
+
+* one-sided, 15 checkers (54,264 positions): ``bgai/data/bearoff/one_sided_15.npz`` (package
+  data, committed, about 2.3 MB); about 25 s of one CPU;
+* two-sided, 6 checkers a side (924 x 924): the user cache (``~/.cache/bgai/bearoff``, or
+  ``$BGAI_CACHE_DIR``), where the evaluator also builds it on first use; about 5 s of one CPU.
+
+Usage: ``python scripts/build_bearoff.py [--threads 1] [--skip-one-sided] [--skip-two-sided]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+from bgai.bearoff.one_sided import DATA_DIR, ONE_SIDED_FILE, build_one_sided, cache_dir
+from bgai.bearoff.two_sided import TWO_SIDED_FILE, build_two_sided
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--skip-one-sided", action="store_true", help="do not rebuild the one-sided database")
+    parser.add_argument("--skip-two-sided", action="store_true", help="do not rebuild the two-sided table")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+
+    if not args.skip_one_sided:
+        t = time.perf_counter()
+        db = build_one_sided()
+        built = time.perf_counter() - t
+        path = DATA_DIR / ONE_SIDED_FILE
+        db.save(path)
+        size = path.stat().st_size / 1e6
+        print(f"one-sided: {len(db.rolls):,} positions x {db.rolls.shape[1]} roll counts, {built:.1f} s")
+        print(f"  saved {path} ({size:.2f} MB)")
+    if not args.skip_two_sided:
+        t = time.perf_counter()
+        table = build_two_sided()
+        built = time.perf_counter() - t
+        path = cache_dir() / TWO_SIDED_FILE
+        table.save(path)
+        n = len(table.win)
+        print(f"two-sided: {n:,} x {n:,} positions, {built:.1f} s")
+        print(f"  saved {path} ({path.stat().st_size / 1e6:.2f} MB)")
+
+
+if __name__ == "__main__":
+    main()

@@ -25,10 +25,11 @@ from collections.abc import Sequence
 import bgai
 
 COMMANDS = [
+    "train",
+    "bench",
+    "hint",
     "moves",
     "show",
-    "hint",
-    "bench",
 ]
 """Command names, in the order ``bgai --help`` lists them; each is ``bgai/cli/<name>_cmd.py``."""
 

@@ -43,8 +43,8 @@ class TrainConfig:
     "Learning rate at the start."
     lr_final: float = 1e-4
     "Learning rate at the end (linear decay over the run's games)."
-    batch_positions: int = 1024
-    "Positions per update: an update runs once this many returns are ready (per process)."
+    batch_positions: int = 128
+    "Positions per gradient step; steps run as soon as that many returns are ready (per process)."
     exploration: float = 0.0
     "Probability of a uniformly random move instead of the greedy one."
 

@@ -109,7 +109,7 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
             if bar is not None:
                 bar.update(games)
             if ready >= cfg.batch_positions * world:
-                td = _update(cfg, net, optimizer, buffer, ready, progress, world)
+                td = _update(cfg, net, optimizer, buffer, ready, progress, world, generator)
                 buffer.clear()
                 window[4] += td * ready
                 window[5] += ready
@@ -142,32 +142,42 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
 
 # --- one update -------------------------------------------------------------------------------------
 
-def _update(cfg, net, optimizer, buffer, global_count, progress, world) -> float:
-    """One gradient step on every buffered (position, return); gradients summed over processes."""
-    boards = torch.cat([b for b, _ in buffer]) if buffer else torch.zeros((0, 2, 25), dtype=torch.int8)
-    targets = torch.cat([r for _, r in buffer]) if buffer else torch.zeros((0, 5))
+def _update(cfg, net, optimizer, buffer, global_count, progress, world, generator) -> float:
+    """Minibatch gradient steps over every buffered (position, return), each position used once.
+
+    Every process takes the same number of steps (``global_count // (batch * world)``) over its
+    own shuffled positions; per step the summed squared-error gradients and position counts are
+    all-reduced, so all processes apply identical updates. Returns the mean squared TD error.
+    """
     device = next(net.parameters()).device
-    boards, targets = boards.to(device), targets.to(device)
+    boards = torch.cat([b for b, _ in buffer]).to(device)
+    targets = torch.cat([r for _, r in buffer]).to(device)
+    order = torch.randperm(len(boards), generator=generator).to(device)
+    steps = max(global_count // (cfg.batch_positions * world), 1)
     frac = min(progress.games / cfg.games, 1.0)
     for group in optimizer.param_groups:
         group["lr"] = cfg.lr + (cfg.lr_final - cfg.lr) * frac
-    optimizer.zero_grad(set_to_none=False)
     net.train()
-    squared = ((net(boards) - targets) ** 2).sum() if len(boards) else sum(
-        p.sum() * 0 for p in net.parameters())
-    (squared / global_count).backward()
-    net.eval()
-    if world > 1:
-        flat = torch.cat([p.grad.reshape(-1) for p in net.parameters()] + [squared.detach().reshape(1)])
-        dist.all_reduce(flat)
-        offset = 0
+    total = 0.0
+    for chunk in torch.tensor_split(order, steps):
+        optimizer.zero_grad(set_to_none=False)
+        squared = ((net(boards[chunk]) - targets[chunk]) ** 2).sum()
+        squared.backward()
+        count = torch.tensor([float(len(chunk)), float(squared.detach())])
+        if world > 1:
+            flat = torch.cat([p.grad.reshape(-1) for p in net.parameters()] + [count])
+            dist.all_reduce(flat)
+            offset = 0
+            for p in net.parameters():
+                p.grad.copy_(flat[offset:offset + p.numel()].view_as(p))
+                offset += p.numel()
+            count = flat[-2:]
         for p in net.parameters():
-            n = p.numel()
-            p.grad.copy_(flat[offset:offset + n].view_as(p))
-            offset += n
-        squared = flat[-1]
-    optimizer.step()
-    return float(squared.detach()) / global_count / 5
+            p.grad /= max(float(count[0]), 1.0)
+        optimizer.step()
+        total += float(count[1])
+    net.eval()
+    return total / max(global_count, 1) / 5
 
 
 def _make_optimizer(cfg: TrainConfig, net: torch.nn.Module) -> torch.optim.Optimizer:

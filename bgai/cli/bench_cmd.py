@@ -18,15 +18,23 @@ def register(subparsers) -> None:
         "bench",
         help="play two players against each other (duplicate dice), or a league",
         description="Play cubeless money games between players and report points per game for "
-        f"the first with a 95%% confidence interval. Players: {SPEC_HELP}.",
+        f"the first with a 95 % confidence interval. Players: {SPEC_HELP}.",
     )
     parser.add_argument("players", nargs="*", metavar="PLAYER", help="the two players, A then B")
     parser.add_argument("--games", type=int, default=1000, help="games per duel (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
-    parser.add_argument("--no-duplicate", dest="duplicate", action="store_false",
-                        help="independent dice for every game instead of mirrored pairs")
-    parser.add_argument("--league", nargs="+", metavar="PLAYER",
-                        help="play a round robin between these players instead of one duel")
+    parser.add_argument(
+        "--no-duplicate",
+        dest="duplicate",
+        action="store_false",
+        help="independent dice for every game instead of mirrored pairs",
+    )
+    parser.add_argument(
+        "--league",
+        nargs="+",
+        metavar="PLAYER",
+        help="play a round robin between these players instead of one duel",
+    )
     parser.add_argument("--variant", default="standard", help="standard, nackgammon or hypergammon")
     parser.add_argument("--parallel", type=int, default=1024, help="games played at once (default 1024)")
     parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
@@ -49,9 +57,17 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--games must be at least 1, got {args.games}")
     if args.threads:
         torch.set_num_threads(args.threads)
-    players = [load_player(spec) for spec in specs]
-    options = dict(duplicate=args.duplicate, variant=args.variant, parallel=args.parallel,
-                   progress=sys.stderr.isatty() and not args.json)
+    loaded = {}  # the same spec twice is one object: a self-duel makes one batched call per turn
+    for spec in specs:
+        if spec not in loaded:
+            loaded[spec] = load_player(spec)
+    players = [loaded[spec] for spec in specs]
+    options = dict(
+        duplicate=args.duplicate,
+        variant=args.variant,
+        parallel=args.parallel,
+        progress=sys.stderr.isatty() and not args.json,
+    )
     if args.league:
         result = league(players, args.games, args.seed, **options)
     else:

@@ -24,8 +24,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("position", help="Position ID, GNUbgID (PositionID:MatchID) or XGID")
     parser.add_argument("dice", nargs="?", help="the roll, as 31 (default: the dice in the ID, if any)")
-    parser.add_argument("--player", default="best",
-                        help=f"who evaluates (default best): {SPEC_HELP}; not random or pubeval")
+    parser.add_argument(
+        "--player", default="best", help=f"who evaluates (default best): {SPEC_HELP}; not random or pubeval"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -40,8 +41,9 @@ def _searcher(player):
         return player.evaluator, player.plies, player.move_filter
     if isinstance(player, GnubgPlayer):  # gnubg's 0-ply net under bgai's search
         return GnubgEvaluator(0), player.plies, DEFAULT_FILTER
-    raise ValueError(f"hint needs a player that evaluates positions (best, a checkpoint, gnubg), "
-                     f"not {player.name}")
+    raise ValueError(
+        f"hint needs a player that evaluates positions (best, a checkpoint, gnubg), not {player.name}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,8 +69,17 @@ def run(args: argparse.Namespace) -> int:
         probs = evaluate_position(evaluator, torch.as_tensor(board)[None], plies)[0].tolist()
         equity = float(cubeless_equity(torch.tensor(probs)))
         if args.json:
-            print(json.dumps({"position_id": position_id, "player": player.name, "plies": plies,
-                              "probs": dict(zip(PROBS, probs, strict=True)), "equity": equity}))
+            print(
+                json.dumps(
+                    {
+                        "position_id": position_id,
+                        "player": player.name,
+                        "plies": plies,
+                        "probs": dict(zip(PROBS, probs, strict=True)),
+                        "equity": equity,
+                    }
+                )
+            )
         else:
             print(f"Position {position_id}, player on roll, before the roll ({player.name}, {plies}-ply):")
             print(f"  Cubeless equity {equity:+.3f}")
@@ -81,11 +92,28 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for m in ranked:
         pid = encode_position_id(swap_sides(m.board))
-        rows.append({"move": notation.get(pid, ""), "position_id": pid, "ply": m.ply,
-                     "equity": m.equity, "probs": dict(zip(PROBS, m.probs, strict=True))})
+        rows.append(
+            {
+                "move": notation.get(pid, ""),
+                "position_id": pid,
+                "ply": m.ply,
+                "equity": m.equity,
+                "probs": dict(zip(PROBS, m.probs, strict=True)),
+            }
+        )
     if args.json:
-        print(json.dumps({"position_id": position_id, "dice": list(roll), "player": player.name,
-                          "plies": plies, "moves": rows if notation else []}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "position_id": position_id,
+                    "dice": list(roll),
+                    "player": player.name,
+                    "plies": plies,
+                    "moves": rows if notation else [],
+                },
+                indent=2,
+            )
+        )
         return 0
     print(f"Position {position_id}, {roll[0]}-{roll[1]} to play ({player.name}):")
     if not notation:

@@ -298,8 +298,8 @@ def _save(run_dir, rank, cfg, net, optimizer, generator, selfplay, progress, buf
         save_atomic(state, run_dir / "latest.pt")
         save_atomic({k: state[k] for k in ("format", "net_spec", "model", "config", "progress")},
                     run_dir / f"ckpt_{progress.games}.pt")
-    else:
-        state["model"] = {}
+    else:  # its own games and dice; the weights too, so that their equality can be checked
+        state["model"] = {k: v.cpu() for k, v in net.state_dict().items()}
         save_atomic(state, run_dir / _state_file(rank))
 
 

@@ -1,0 +1,58 @@
+"""Search: evaluators (boards to probabilities) and n-ply lookahead over them.
+
+Knows the engine and the model, nothing of bots, cube or benchmarks. Probabilities are
+always for the player on roll unless a function says otherwise (afterstate values are for
+the player who just moved).
+"""
+
+from bgai.search.evaluator import (
+    Evaluator,
+    GnubgEvaluator,
+    NetEvaluator,
+    PubevalEvaluator,
+    afterstate_values,
+    terminal_probs,
+)
+from bgai.search.ply import (
+    DEFAULT_FILTER,
+    FILTERS,
+    ROLL_WEIGHTS,
+    ROLLS,
+    Candidates,
+    FilterStage,
+    MoveFilter,
+    RankedMove,
+    afterstate_values_at,
+    choose_moves,
+    evaluate_position,
+    keep_by_filter,
+    pick_best,
+    position_noise,
+    rank_moves,
+    score_candidates,
+)
+
+__all__ = [
+    "DEFAULT_FILTER",
+    "FILTERS",
+    "ROLLS",
+    "ROLL_WEIGHTS",
+    "Candidates",
+    "Evaluator",
+    "FilterStage",
+    "GnubgEvaluator",
+    "MoveFilter",
+    "NetEvaluator",
+    "PubevalEvaluator",
+    "RankedMove",
+    "afterstate_values",
+    "afterstate_values_at",
+    "choose_moves",
+    "evaluate_position",
+    "keep_by_filter",
+    "pick_best",
+    "position_noise",
+    "rank_moves",
+    "score_candidates",
+    "terminal_probs",
+]

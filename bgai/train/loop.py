@@ -150,8 +150,8 @@ def _update(cfg, net, optimizer, buffer, global_count, progress, world, generato
     all-reduced, so all processes apply identical updates. Returns the mean squared TD error.
     """
     device = next(net.parameters()).device
-    boards = torch.cat([b for b, _ in buffer]).to(device)
-    targets = torch.cat([r for _, r in buffer]).to(device)
+    boards = torch.cat([b for b, _ in buffer] or [torch.zeros((0, 2, 25), dtype=torch.int8)]).to(device)
+    targets = torch.cat([r for _, r in buffer] or [torch.zeros((0, 5))]).to(device)
     order = torch.randperm(len(boards), generator=generator).to(device)
     steps = max(global_count // (cfg.batch_positions * world), 1)
     frac = min(progress.games / cfg.games, 1.0)
@@ -160,9 +160,12 @@ def _update(cfg, net, optimizer, buffer, global_count, progress, world, generato
     net.train()
     total = 0.0
     for chunk in torch.tensor_split(order, steps):
-        optimizer.zero_grad(set_to_none=False)
-        squared = ((net(boards[chunk]) - targets[chunk]) ** 2).sum()
-        squared.backward()
+        for p in net.parameters():
+            p.grad = torch.zeros_like(p)
+        squared = torch.zeros(())
+        if len(chunk):  # a process may have no positions ready: it still joins the all-reduce
+            squared = ((net(boards[chunk]) - targets[chunk]) ** 2).sum()
+            squared.backward()
         count = torch.tensor([float(len(chunk)), float(squared.detach())])
         if world > 1:
             flat = torch.cat([p.grad.reshape(-1) for p in net.parameters()] + [count])

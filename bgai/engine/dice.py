@@ -5,7 +5,9 @@ from __future__ import annotations
 import torch
 
 
-def roll(n: int, generator: torch.Generator | None = None, device: str | torch.device = "cpu") -> torch.Tensor:
+def roll(
+    n: int, generator: torch.Generator | None = None, device: str | torch.device = "cpu"
+) -> torch.Tensor:
     """``n`` rolls of two dice, shape (n, 2)."""
     return torch.randint(1, 7, (n, 2), generator=generator).to(device)
 

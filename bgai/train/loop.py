@@ -136,7 +136,8 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
         if writer is not None:
             writer.close()
     if rank == 0:
-        log(f"done: {progress.games} games in {progress.wall_seconds:.0f} s; checkpoint {run_dir / 'latest.pt'}")
+        log(f"done: {progress.games} games in {progress.wall_seconds:.0f} s; "
+            f"checkpoint {run_dir / 'latest.pt'}")
     return run_dir
 
 
@@ -208,7 +209,7 @@ def _evaluate(cfg, net, progress, writer, bar, rank, world, started) -> None:
             writer.add_scalar("eval/vs_pubeval_ppg", result.ppg, progress.games)
             writer.add_scalar("eval/vs_pubeval_ppg_ci95", result.ci95, progress.games)
             writer.add_scalar("eval/vs_pubeval_ppg_by_seconds", result.ppg, int(wall))
-        if bar is not None:
+        if bar is not None and not bar.disable:
             bar.set_postfix_str(f"vs_pubeval={result.ppg:+.3f}±{result.ci95:.3f}")
         else:
             print(f"games {progress.games}: vs pubeval {result.ppg:+.3f} ± {result.ci95:.3f} ppg", flush=True)
@@ -228,8 +229,11 @@ def _log_scalars(writer, bar, progress, window, optimizer) -> list:
     writer.add_scalar("charts/lr", optimizer.param_groups[0]["lr"], progress.games)
     if positions:
         writer.add_scalar("losses/td_error", td_sum / positions, progress.games)
-    if bar is not None:
+    if bar is not None and not bar.disable:
         bar.set_description(f"{rate:.0f} games/s")
+    elif int(now) // 60 != int(t0) // 60:  # no terminal (a log file): one line a minute
+        print(f"games {progress.games}: {rate:.0f} games/s, td_error {td_sum / max(positions, 1):.4f}",
+              flush=True)
     return [now, progress.games, 0, 0, 0.0, 0]
 
 

@@ -106,7 +106,8 @@ class SelfPlay:
 
     def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
         if state["boards"].shape[0] != self.k:
-            raise ValueError(f"checkpoint has {state['boards'].shape[0]} parallel games, config says {self.k}")
+            raise ValueError(f"checkpoint has {state['boards'].shape[0]} parallel games, "
+                             f"config says {self.k}")
         t_max = state["history"].shape[1]
         self.boards = state["boards"].to(self.device)
         self.turn = state["turn"].to(self.device)

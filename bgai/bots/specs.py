@@ -81,6 +81,10 @@ def load_player(spec: str) -> PlayerBase:
         return PubevalPlayer()
     if base == "gnubg" or base.startswith("gnubg:"):
         return _gnubg_player(spec, base, plies, name)
+    if (Path(base) / "bgai.json").is_file():  # an exported opponent's folder (bgai export)
+        from bgai.opponent import opponent_player
+
+        return opponent_player(base, plies, name)
     if base == "best" or _looks_like_path(base):
         from bgai.model.checkpoint import load_net, shipped_checkpoint
         from bgai.search.evaluator import NetEvaluator

@@ -28,8 +28,12 @@ COMMANDS = [
     "train",
     "bench",
     "hint",
+    "cube",
     "moves",
     "show",
+    "play",
+    "export",
+    "grade",
 ]
 """Command names, in the order ``bgai --help`` lists them; each is ``bgai/cli/<name>_cmd.py``."""
 

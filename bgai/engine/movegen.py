@@ -2,13 +2,25 @@
 
 The rules are applied one die step at a time over a whole frontier of partial moves:
 
-* a non-double is played in both orders (higher die first, then lower die first);
+* a non-double is played in both orders, high die first and low die first;
 * a double is one row of four steps whose sources never increase, which reaches every
   resulting position while avoiding most duplicate paths (moving a higher checker first can
   never make a lower checker's step illegal, and entering from the bar is the highest source);
 * the maximum-dice rule falls out of keeping, for each parent, only its deepest non-empty
-  frontier; when only one die of a non-double can be played, the higher die wins if it fits;
-* identical resulting positions of one parent are merged (sort on a 64-bit Zobrist-style hash).
+  frontier; when only one die of a non-double can be played, the higher die wins if it fits.
+
+Identical resulting positions of one parent are merged. Most rolls cannot produce any: in a
+*plain* roll (see :func:`_is_plain`) no checker can bear off and the bar does not force an
+order, and there the steps are restricted so that each resulting position is reached exactly
+once (see :func:`_next_allowed`). Only the other rolls' candidates are sorted on (parent,
+64-bit Zobrist hash) to merge duplicates.
+
+Why it is fast: every partial move carries the mover's occupied points, the opponent's blots
+and the opponent's made points as 25-bit masks, so the legality of all 25 sources for one die
+is a handful of integer operations per row (shift the made-point mask by the die) rather than
+25-wide board arithmetic. Playing a step adds one row of a small table of board deltas indexed
+by (source, die, hit). The boards of a move's last step are built only for the survivors,
+directly in their final order.
 
 Everything is torch tensor code, so the same functions run on a CUDA device unchanged.
 Boards use gnubg's layout (see :mod:`bgai.engine.board`); the mover stays in row 1.
@@ -16,12 +28,15 @@ Boards use gnubg's layout (see :mod:`bgai.engine.board`); the mover stays in row
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import torch
 
-_SOURCES = torch.arange(25)  # 0-23: the mover's points 1-24, 24: the bar
 _HASH_SEED = 0x5EED_BA6
+_BAR_BIT = 1 << 24  # the mover's bar in a point mask (bit i = the mover's point index i)
+_ALL = (1 << 25) - 1
+_NO_STEP = 300  # the step code of "nothing played": a zero board delta
 
 
 @dataclass(frozen=True)
@@ -56,69 +71,18 @@ def afterstates(boards: torch.Tensor, dice: torch.Tensor, with_paths: bool = Fal
     boards = torch.as_tensor(boards)
     dice = torch.as_tensor(dice, device=boards.device)
     _check_inputs(boards, dice)
-    device = boards.device
-    x = boards.to(torch.int8)
-    dice = dice.long()
-    high, low = dice.max(1).values, dice.min(1).values
-    double = high == low
-
-    # One "sequence" row per order of play: non-doubles twice, doubles once.
-    single_idx = (~double).nonzero().squeeze(1)
-    double_idx = double.nonzero().squeeze(1)
-    seq_parent = torch.cat([single_idx, single_idx, double_idx])
-    zeros = torch.zeros_like(single_idx)
-    hs, ls, ds = high[single_idx], low[single_idx], high[double_idx]
-    seq_dice = torch.cat(
-        [
-            torch.stack([hs, ls, zeros, zeros], 1),
-            torch.stack([ls, hs, zeros, zeros], 1),
-            ds[:, None].expand(-1, 4),
-        ]
-    )
-    seq_high_first = torch.cat(
-        [torch.ones_like(single_idx, dtype=torch.bool), torch.zeros(len(single_idx) + len(double_idx),
-                                                                    dtype=torch.bool, device=device)]
-    )
-    seq_double = torch.cat([torch.zeros(2 * len(single_idx), dtype=torch.bool, device=device),
-                            torch.ones(len(double_idx), dtype=torch.bool, device=device)])
-
-    # Frontier of partial moves: boards, hashes, the sequence each belongs to, the source ceiling.
-    front = x.index_select(0, seq_parent)
-    front_hash = _hash(x).index_select(0, seq_parent)
-    front_seq = torch.arange(len(seq_parent), device=device)
-    ceiling = torch.full((len(seq_parent),), 24, dtype=torch.long, device=device)
-    paths = torch.full((len(seq_parent), 4), -1, dtype=torch.int8, device=device) if with_paths else None
-    levels: list[_Level] = []
-    for k in range(4):
-        die = seq_dice[:, k].index_select(0, front_seq)
-        if k >= 2:  # only doubles have third and fourth steps
-            keep = (die > 0).nonzero().squeeze(1)
-            front, front_hash, front_seq, ceiling, die = (
-                t.index_select(0, keep) for t in (front, front_hash, front_seq, ceiling, die)
-            )
-            if paths is not None:
-                paths = paths.index_select(0, keep)
-        if front.shape[0] == 0:
-            break
-        front, front_hash, row, src = _step(front, front_hash, die, ceiling)
-        front_seq = front_seq.index_select(0, row)
-        ceiling = torch.where(seq_double.index_select(0, front_seq), src, 24)
-        if paths is not None:
-            paths = paths.index_select(0, row)
-            paths[:, k] = src.to(torch.int8)
-        levels.append(_Level(front, front_hash, front_seq, paths))
-
-    return _select_deepest(x, seq_parent, seq_high_first, seq_dice, levels)
-
-
-@dataclass
-class _Level:
-    """The partial moves that have played ``k + 1`` dice (``levels[k]``)."""
-
-    boards: torch.Tensor
-    hashes: torch.Tensor
-    seq: torch.Tensor
-    paths: torch.Tensor | None
+    n, device = boards.shape[0], boards.device
+    if n == 0:
+        empty = torch.zeros((0, 2, 25), dtype=torch.int8, device=device)
+        none = torch.zeros(0, dtype=torch.long, device=device)
+        if not with_paths:
+            return Afterstates(empty, none)
+        return Afterstates(empty, none, none.new_zeros((0, 4), dtype=torch.int8), none.new_zeros((0, 4)))
+    t = _tables(device)
+    x = boards.to(torch.int8).reshape(n, 50).contiguous()
+    seqs = _Sequences.of(x, dice.long())
+    levels, store = _play_steps(x, seqs, t, with_paths)
+    return _collect(x, seqs, levels, store, t, with_paths)
 
 
 def _check_inputs(boards: torch.Tensor, dice: torch.Tensor) -> None:
@@ -130,127 +94,454 @@ def _check_inputs(boards: torch.Tensor, dice: torch.Tensor) -> None:
         raise ValueError("every die must show 1 to 6")
 
 
-def _step(boards: torch.Tensor, hashes: torch.Tensor, die: torch.Tensor, ceiling: torch.Tensor):
-    """Play one die with one checker, every legal way: (children, hashes, frontier row, source)."""
-    mover = boards[:, 1]
-    opp = boards[:, 0]
-    sources = _SOURCES.to(boards.device)
-    # Opponent checkers on each of the mover's points, indexed by the mover's point index.
-    opp_here = opp[:, :24].flip(1)
-    dest = sources[None, :] - die[:, None]  # mover point index of the landing spot; < 0 bears off
-
-    on_bar = mover[:, 24] > 0
-    occupied = mover > 0
-    allowed = occupied & (sources[None, :] <= ceiling[:, None])
-    allowed &= torch.where(on_bar[:, None], sources[None, :] == 24, True)
-
-    open_point = opp_here.gather(1, dest.clamp(min=0)) < 2
-    home = mover[:, :6]
-    all_home = mover[:, 6:].sum(1) == 0
-    # Checkers on the home points above each source (for bearing off with a larger die).
-    above = home.flip(1).cumsum(1).flip(1) - home
-    above = torch.cat([above, torch.zeros_like(mover[:, 6:])], 1)
-    bear_off_ok = all_home[:, None] & ((dest == -1) | (above == 0))
-    legal = allowed & torch.where(dest >= 0, open_point, bear_off_ok)
-
-    row, src = legal.nonzero(as_tuple=True)
-    to = src - die.index_select(0, row)
-    children = boards.index_select(0, row)
-    flat = children.view(-1)
-    base = torch.arange(0, len(row) * 50, 50, device=boards.device)
-    lands = (to >= 0).nonzero().squeeze(1)
-    land_base, land_to = base.index_select(0, lands), to.index_select(0, lands)
-    victim = land_base + 23 - land_to
-    victim = victim[flat.index_select(0, victim) == 1]
-    victim_base = victim - victim % 50
-    flat.index_add_(0, base + 25 + src, _constant(-1, len(row), boards.device))
-    flat.index_add_(0, land_base + 25 + land_to, _constant(1, len(lands), boards.device))
-    flat.index_fill_(0, victim, 0)
-    flat.index_add_(0, victim_base + 24, _constant(1, len(victim), boards.device))
-
-    zobrist = _zobrist(boards.device)
-    child_hashes = hashes.index_select(0, row) - zobrist.index_select(0, 25 + src)
-    child_hashes.index_add_(0, lands, zobrist.index_select(0, 25 + land_to))
-    hit_gain = zobrist[24] - zobrist.index_select(0, victim - victim_base)
-    child_hashes.index_add_(0, torch.div(victim, 50, rounding_mode="floor"), hit_gain)
-    return children, child_hashes, row, src
+# --- lookup tables ---------------------------------------------------------------------------
 
 
-def _select_deepest(x, seq_parent, seq_high_first, seq_dice, levels: list[_Level]) -> Afterstates:
-    """Keep each parent's legal full moves: the deepest frontier, higher die on a tie at depth 1."""
-    device, n = x.device, x.shape[0]
-    depth = torch.zeros(n, dtype=torch.long, device=device)
-    level_parent = [seq_parent.index_select(0, lv.seq) for lv in levels]
-    for k, parent in enumerate(level_parent):
-        depth.scatter_reduce_(0, parent, torch.full_like(parent, k + 1), "amax")
+@dataclass(frozen=True)
+class _Tables:
+    """Per-device constants. A step's code is ``(source * 6 + die - 1) * 2 + hit``."""
 
-    # Candidates as (hash, parent, level, row); boards are gathered only for the survivors.
-    stuck = (depth == 0).nonzero().squeeze(1)
-    hashes = [torch.zeros(len(stuck), dtype=torch.long, device=device)]
-    parents, level_of, rows = [stuck], [torch.full_like(stuck, -1)], [stuck]
+    pow2: torch.Tensor  # (25,) int32: the bit of each of the mover's point indices
+    zobrist_halves: torch.Tensor  # (50, 2) float64: each cell's hash weight, low and high 32 bits
+    hash_delta: torch.Tensor  # (301,) int64: hash change of each step code
+    delta: torch.Tensor  # (301, 50) int8: board change of each step code (row 300: none)
+    dest_bit: torch.Tensor  # (301,) int32: bit of the landing point (0 when bearing off)
+    hit_bit: torch.Tensor  # (301,) int32: bit of the landing point when the step hits
+    comes_home: torch.Tensor  # (301,) int32: 1 when the step ends the checker's time outside home
+    highest: torch.Tensor  # (64,) int32: highest set bit of a home-board mask (0 for none)
+
+
+_tables_cache: dict[torch.device, _Tables] = {}
+
+
+def _tables(device: torch.device) -> _Tables:
+    if device not in _tables_cache:
+        _tables_cache[device] = _build_tables(device)
+    return _tables_cache[device]
+
+
+def _build_tables(device: torch.device) -> _Tables:
+    gen = torch.Generator().manual_seed(_HASH_SEED)
+    halves = torch.randint(0, 2**32, (50, 2), generator=gen, dtype=torch.long)
+    delta = torch.zeros((_NO_STEP + 1, 50), dtype=torch.int8)
+    dest_bit, hit_bit, comes_home = (torch.zeros(_NO_STEP + 1, dtype=torch.int32) for _ in range(3))
+    for source in range(25):
+        for die in range(1, 7):
+            for hit in (0, 1):
+                code, dest = (source * 6 + die - 1) * 2 + hit, source - die
+                delta[code, 25 + source] -= 1
+                comes_home[code] = source >= 6 and dest < 6
+                if dest < 0:  # borne off: the hit flag is meaningless here
+                    continue
+                delta[code, 25 + dest] += 1
+                dest_bit[code] = 1 << dest
+                if hit:  # the opponent's blot on that point goes to its bar
+                    delta[code, 23 - dest] -= 1
+                    delta[code, 24] += 1
+                    hit_bit[code] = 1 << dest
+    highest = [max((i for i in range(6) if mask >> i & 1), default=0) for mask in range(64)]
+    tables = _Tables(
+        pow2=torch.tensor([1 << i for i in range(25)], dtype=torch.int32),
+        zobrist_halves=halves.double(),
+        hash_delta=(delta.long() * (halves[:, 0] + (halves[:, 1] << 32))).sum(1),
+        delta=delta,
+        dest_bit=dest_bit,
+        hit_bit=hit_bit,
+        comes_home=comes_home,
+        highest=torch.tensor(highest, dtype=torch.int32),
+    )
+    return _Tables(*(getattr(tables, f).to(device) for f in _Tables.__dataclass_fields__))
+
+
+# --- reusable buffers ------------------------------------------------------------------------
+
+_scratch_space = threading.local()
+
+
+def _scratch(name: str, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A temporary tensor kept per thread and device between calls (contents undefined).
+
+    On a CPU, writing a large fresh tensor costs more in page faults than in arithmetic:
+    glibc hands freed memory back to the system after every call. Never returned to callers.
+    """
+    cache = getattr(_scratch_space, "buffers", None)
+    if cache is None:
+        cache = _scratch_space.buffers = {}
+    numel = 1
+    for size in shape:
+        numel *= size
+    key = (name, dtype, device)
+    buffer = cache.get(key)
+    if buffer is None or buffer.numel() < numel:
+        buffer = cache[key] = torch.empty(max(numel, int(1.25 * numel)), dtype=dtype, device=device)
+    return buffer[:numel].view(shape)
+
+
+class _BoardStore:
+    """Every frontier's boards, with their hashes, in one buffer that outlives the call.
+
+    Rows are appended level by level; a candidate is (row of its previous board, step code),
+    so the final children are gathered from here in one pass.
+    """
+
+    def __init__(self, x: torch.Tensor, hashes: torch.Tensor, t: _Tables):
+        self.t, self.size = t, 0
+        self.boards = _scratch("store", (max(64 * len(x), 1), 50), torch.int8, x.device)
+        self.hashes = _scratch("store hashes", (len(self.boards),), torch.long, x.device)
+        self.append_rows(x, hashes)
+
+    def _reserve(self, rows: int) -> None:
+        if self.size + rows <= len(self.boards):
+            return
+        boards = _scratch("store", (int(1.5 * (self.size + rows)), 50), torch.int8, self.boards.device)
+        hashes = _scratch("store hashes", (len(boards),), torch.long, self.boards.device)
+        if boards.data_ptr() != self.boards.data_ptr():  # a new buffer: keep what is stored
+            boards[: self.size] = self.boards[: self.size]
+            hashes[: self.size] = self.hashes[: self.size]
+        self.boards, self.hashes = boards, hashes
+
+    def append_rows(self, boards: torch.Tensor, hashes: torch.Tensor) -> torch.Tensor:
+        self._reserve(len(boards))
+        at = slice(self.size, self.size + len(boards))
+        self.boards[at] = boards
+        self.hashes[at] = hashes
+        self.size += len(boards)
+        return self.boards[at]
+
+    def play(self, rows: torch.Tensor, code: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """Append stored boards ``rows`` after the steps ``code``: (boards, hashes, first row)."""
+        self._reserve(len(rows))
+        base, at = self.size, slice(self.size, self.size + len(rows))
+        torch.index_select(self.boards[:base], 0, rows, out=self.boards[at])
+        self.boards[at] += torch.index_select(
+            self.t.delta, 0, code, out=_scratch("delta", (len(code), 50), torch.int8, code.device)
+        )
+        torch.index_select(self.hashes[:base], 0, rows, out=self.hashes[at])
+        self.hashes[at] += self.t.hash_delta.index_select(0, code)
+        self.size += len(rows)
+        return self.boards[at], self.hashes[at], base
+
+    def children(self, rows: torch.Tensor, code: torch.Tensor) -> torch.Tensor:
+        """Fresh (M, 2, 25) boards: stored boards ``rows`` after the steps ``code``."""
+        boards = self.boards[: self.size].index_select(0, rows)
+        boards += torch.index_select(
+            self.t.delta, 0, code, out=_scratch("delta", (len(code), 50), torch.int8, code.device)
+        )
+        return boards.view(-1, 2, 25)
+
+
+# --- sequences and the frontier of partial moves ---------------------------------------------
+
+
+@dataclass
+class _Sequences:
+    """The orders of play, grouped by parent: for each non-double parent (in parent order) a
+    high-first row at an even index and a low-first row after it, then one row per double."""
+
+    parent: torch.Tensor  # (S,) the (position, roll) pair each sequence plays
+    dice: torch.Tensor  # (S, 4) the die of each step (0: no such step)
+    singles: int  # sequences [0, 2 * singles) are the non-doubles'
+    plain: torch.Tensor  # (n,) bool: the parent's roll is plain (see _is_plain)
+
+    @staticmethod
+    def of(x: torch.Tensor, dice: torch.Tensor) -> _Sequences:
+        high, low = torch.maximum(dice[:, 0], dice[:, 1]), torch.minimum(dice[:, 0], dice[:, 1])
+        double = high == low
+        single_idx = (~double).nonzero().squeeze(1)
+        double_idx = double.nonzero().squeeze(1)
+        hs, ls, ds = high.index_select(0, single_idx), low.index_select(0, single_idx), high[double_idx]
+        zeros = torch.zeros_like(hs)
+        seq_dice = torch.cat(
+            [
+                torch.stack([hs, ls, zeros, zeros, ls, hs, zeros, zeros], 1).view(-1, 4),
+                ds[:, None].expand(-1, 4),
+            ]
+        )
+        parent = torch.cat([single_idx.repeat_interleave(2), double_idx])
+        return _Sequences(parent, seq_dice, len(single_idx), _is_plain(x, double))
+
+
+def _is_plain(x: torch.Tensor, double: torch.Tensor) -> torch.Tensor:
+    """True where no checker can bear off during the move and the bar fixes no order of play.
+
+    A step brings at most one checker home, so nothing bears off while at least as many
+    checkers are outside home (bar included) as the move has steps. For a non-double the bar
+    must not hold exactly one checker: then entering with the low die frees the high die for
+    any checker. With two or more on the bar both dice enter, in either order alike.
+    """
+    mover = x[:, 25:]
+    outside = mover[:, 6:].sum(1)
+    return torch.where(double, outside >= 4, (outside >= 2) & (mover[:, 24] != 1))
+
+
+@dataclass
+class _Frontier:
+    """Partial moves still to play a die; point masks use bit i for the mover's point index i."""
+
+    seq: torch.Tensor  # (R,) which sequence each row plays
+    board_row: torch.Tensor  # (R,) the row's board in the store
+    occupied: torch.Tensor  # (R,) int32 mask: points (and bar) holding a mover checker
+    blots: torch.Tensor  # (R,) int32 mask: points holding exactly one opponent checker
+    made: torch.Tensor  # (R,) int32 mask: points the opponent holds with two or more
+    outside: torch.Tensor  # (R,) int32: mover checkers outside the home board (bar included)
+    allowed: torch.Tensor  # (R,) int32 mask: sources this row's next step may use
+    die: torch.Tensor  # (R,) int64: this row's next die
+    paths: torch.Tensor | None  # (R, 4) int8 sources of the steps so far (-1: none)
+
+
+@dataclass
+class _Level:
+    """The partial moves that have played ``k + 1`` dice, as (previous board, step code)."""
+
+    prev: torch.Tensor  # the store row of the board the step was played from
+    code: torch.Tensor  # the step played from there
+    seq: torch.Tensor
+    paths: torch.Tensor | None
+
+
+def _hash(boards: torch.Tensor, t: _Tables) -> torch.Tensor:
+    """A linear 64-bit Zobrist-style hash of (R, 50) boards: sum of cell * weight, mod 2**64.
+
+    Computed as two exact float64 dot products (32-bit weight halves), much faster on a CPU
+    than int64 arithmetic; a step changes it by ``hash_delta[code]``.
+    """
+    halves = (boards.to(torch.float64) @ t.zobrist_halves).long()
+    return halves[:, 0] + (halves[:, 1] << 32)
+
+
+def _parent_hashes(x: torch.Tensor, seqs: _Sequences, t: _Tables) -> torch.Tensor:
+    """Hashes of the boards whose rolls need merging (not plain); 0 for the rest, unused."""
+    hashes = torch.zeros(len(x), dtype=torch.long, device=x.device)
+    mixed = (~seqs.plain).nonzero().squeeze(1)
+    if len(mixed):
+        hashes.index_copy_(0, mixed, _hash(x.index_select(0, mixed), t))
+    return hashes
+
+
+def _point_mask(points: torch.Tensor, t: _Tables) -> torch.Tensor:
+    """(R, k) booleans over point indices 0..k-1 -> (R,) int32 bit mask."""
+    return (points.to(torch.int32) * t.pow2[: points.shape[1]]).sum(1, dtype=torch.int32)
+
+
+def _start(x: torch.Tensor, seqs: _Sequences, t: _Tables, with_paths: bool) -> _Frontier:
+    mover = x[:, 25:]
+    opp_here = x[:, :24].flip(1)  # opponent checkers on each of the mover's point indices
+    p = seqs.parent
+    rows = len(p)
+    return _Frontier(
+        seq=torch.arange(rows, device=x.device),
+        board_row=p,
+        occupied=_point_mask(mover > 0, t).index_select(0, p),
+        blots=_point_mask(opp_here == 1, t).index_select(0, p),
+        made=_point_mask(opp_here >= 2, t).index_select(0, p),
+        outside=mover[:, 6:].sum(1, dtype=torch.int32).index_select(0, p),
+        allowed=torch.full((rows,), _ALL, dtype=torch.int32, device=x.device),
+        die=seqs.dice[:, 0],
+        paths=torch.full((rows, 4), -1, dtype=torch.int8, device=x.device) if with_paths else None,
+    )
+
+
+def _legal_sources(f: _Frontier, t: _Tables) -> torch.Tensor:
+    """Mask of the sources from which one checker may play the row's die, every rule applied.
+
+    A checker lands when its destination is not made (the made-point mask shifted up by the
+    die lines each destination up with its source); while a checker is on the bar only the bar
+    may move; a checker bears off when every mover checker is home and the die is exact, or the
+    die is larger and no checker stands on a higher point (the highest occupied point).
+    """
+    die = f.die.to(torch.int32)
+    movable = f.occupied & f.allowed
+    lands = movable & ~(f.made << die) & -(1 << die)
+    lands = torch.where((f.occupied & _BAR_BIT) != 0, lands & _BAR_BIT, lands)
+    highest = t.highest.index_select(0, f.occupied & 63)
+    bears_off = movable & (1 << torch.minimum(highest, die - 1))
+    return torch.where(f.outside == 0, lands | bears_off, lands)
+
+
+def _next_allowed(f: _Frontier, seqs: _Sequences, row, seq, src, code, t: _Tables) -> torch.Tensor:
+    """Sources the second step of each first-step child may use.
+
+    Doubles: never a higher source than the step before. In a plain non-double roll:
+
+    * low die first, only the checker just moved may go on (a different checker B playing high
+      after A played low gives what B high then A low gives: B's step was legal before A moved,
+      since A can only remove a blot from B's landing point, and A's stays legal after B's);
+      and not even that checker when its high-first twin (high step first from the same point)
+      is legal and both ways hit nothing on the way, which lands on the same position;
+    * high die first from point a, no checker from a + low (it would land on a: the same
+      position as the checker from a + low moving low to a, then high).
+
+    Each plain position is then reached by one path only, so it needs no merging.
+    """
+    ceiling = (t.pow2.index_select(0, src) << 1) - 1
+    if seqs.singles == 0:
+        return ceiling
+    single = seq < 2 * seqs.singles
+    plain = seqs.plain.index_select(0, seqs.parent.index_select(0, seq)) & single
+    low_first = (seq & 1).bool()
+    second = seqs.dice[:, 1].index_select(0, seq)  # the other die of a non-double
+    src32 = src.to(torch.int32)
+    # High first: exclude the point a + low (bits past the bar fall outside _ALL).
+    high_first = _ALL & ~(t.pow2.index_select(0, src) << second.to(torch.int32))
+    # Low first: the moved checker's point, unless its high-first twin gives the same position.
+    blots, made = f.blots.index_select(0, row), f.made.index_select(0, row)
+    via_high = (src32 - second.to(torch.int32)).clamp(min=0)
+    clear_way = ((made | blots) >> via_high) & 1 == 0
+    twin = (src >= second) & clear_way & (t.hit_bit.index_select(0, code) == 0)
+    low_first_mask = torch.where(twin, 0, t.dest_bit.index_select(0, code))
+    allowed = torch.where(low_first, low_first_mask, high_first)
+    allowed = torch.where(plain, allowed, _ALL)
+    return torch.where(single, allowed, ceiling)
+
+
+def _play_steps(x: torch.Tensor, seqs: _Sequences, t: _Tables, with_paths: bool):
+    """Play the dice step by step; returns each level's partial moves and the board store."""
+    f = _start(x, seqs, t, with_paths)
+    store = _BoardStore(x, _parent_hashes(x, seqs, t), t)
+    levels: list[_Level] = []
+    for k in range(4):
+        if len(f.seq) == 0:
+            break
+        legal = _legal_sources(f, t)
+        bits = _scratch("bits", (len(legal), 25), torch.int32, x.device)
+        torch.bitwise_and(legal.unsqueeze(1), t.pow2, out=bits)
+        flat = torch.ne(bits, 0, out=_scratch("flags", bits.shape, torch.bool, x.device)).view(-1)
+        flat = torch.nonzero(flat, out=_scratch("found", (0, 1), torch.long, x.device)).squeeze(1)
+        row, src = flat // 25, flat % 25
+        die = f.die.index_select(0, row)
+        dest = src - die
+        hit = (f.blots.index_select(0, row) >> dest.clamp(min=0)) & 1
+        code = (src * 6 + die - 1) * 2 + hit
+        board_row = f.board_row.index_select(0, row)
+        seq = f.seq.index_select(0, row)
+        paths = None
+        if f.paths is not None:
+            paths = f.paths.index_select(0, row)
+            paths[:, k] = src.to(torch.int8)
+        levels.append(_Level(board_row, code, seq, paths))
+        if k == 3:
+            break
+        if k == 1:  # only doubles play a third step; they are the last sequences
+            first = int(torch.searchsorted(seq, 2 * seqs.singles))
+            row, src, code, board_row, seq = (v[first:] for v in (row, src, code, board_row, seq))
+            paths = None if paths is None else paths[first:]
+        if k == 0:
+            allowed = _next_allowed(f, seqs, row, seq, src, code, t)
+        else:
+            allowed = (t.pow2.index_select(0, src) << 1) - 1
+        count = store.boards.view(-1).index_select(0, board_row * 50 + 25 + src)
+        emptied = torch.where(count == 1, t.pow2.index_select(0, src), 0)
+        _, _, base = store.play(board_row, code)
+        f = _Frontier(
+            seq=seq,
+            board_row=torch.arange(base, base + len(row), device=x.device),
+            occupied=(f.occupied.index_select(0, row) ^ emptied) | t.dest_bit.index_select(0, code),
+            blots=f.blots.index_select(0, row) & ~t.hit_bit.index_select(0, code),
+            made=f.made.index_select(0, row),
+            outside=f.outside.index_select(0, row) - t.comes_home.index_select(0, code),
+            allowed=allowed,
+            die=seqs.dice[:, k + 1].index_select(0, seq),
+            paths=paths,
+        )
+    return levels, store
+
+
+# --- choosing and ordering the children ----------------------------------------------------------
+
+
+def _collect(x, seqs: _Sequences, levels: list[_Level], store: _BoardStore, t: _Tables, with_paths: bool):
+    """Keep each parent's legal full moves, merge duplicates, and build the children in order.
+
+    Legal full moves are the deepest level's (the higher die's on a tie at depth 1). Each
+    parent's candidates then form one contiguous block (sequences are grouped by parent, and
+    children follow their frontier rows), so ordering by parent is moving whole blocks.
+    """
+    n, device = x.shape[0], x.device
+    level_parent = [seqs.parent.index_select(0, lv.seq) for lv in levels]
+    reached = [torch.zeros(n, dtype=torch.bool, device=device).index_fill_(0, p, True) for p in level_parent]
+
+    stuck = (~reached[0]).nonzero().squeeze(1) if levels else torch.arange(n, device=device)
+    prev, code, parents = [stuck], [torch.full_like(stuck, _NO_STEP)], [stuck]
+    seq, paths = [torch.zeros_like(stuck)], [torch.full((len(stuck), 4), -1, dtype=torch.int8, device=device)]
     for k, (lv, parent) in enumerate(zip(levels, level_parent, strict=True)):
-        keep = depth.index_select(0, parent) == k + 1
-        if k == 0:  # only one die playable: the higher one when it can be
-            high_first = seq_high_first.index_select(0, lv.seq)
-            has_high = torch.zeros(n, dtype=torch.bool, device=device)
-            has_high[parent[high_first & keep]] = True
-            keep &= high_first | ~has_high.index_select(0, parent)
-        row = keep.nonzero().squeeze(1)
-        hashes.append(lv.hashes.index_select(0, row))
-        parents.append(parent.index_select(0, row))
-        level_of.append(torch.full_like(row, k))
-        rows.append(row)
+        parts = [(lv.prev, lv.code, parent, lv.seq, lv.paths)]
+        if k == 1 and len(levels) > 2:  # the non-doubles' second steps are all final
+            first = int(torch.searchsorted(lv.seq, 2 * seqs.singles))
+            parts = [tuple(v if v is None else v[:first] for v in parts[0]),
+                     tuple(v if v is None else v[first:] for v in parts[0])]  # fmt: skip
+        for part in parts:
+            rows = _kept(k, part[2], part[3], levels, reached, seqs)
+            for lists, v in zip((prev, code, parents, seq, paths), part, strict=True):
+                if v is not None and (lists is prev or lists is code or lists is parents or with_paths):
+                    lists.append(v if rows is None else v.index_select(0, rows))
 
-    order, first = _unique_per_parent(torch.cat(hashes), torch.cat(parents))
-    sel = order[first]
-    parent = torch.cat(parents).index_select(0, sel)
-    level_of = torch.cat(level_of).index_select(0, sel)
-    rows = torch.cat(rows).index_select(0, sel)
-
-    with_paths = bool(levels) and levels[0].paths is not None
-    boards = torch.empty((len(sel), 2, 25), dtype=torch.int8, device=device)
-    sources = torch.full((len(sel), 4), -1, dtype=torch.int8, device=device)
-    for k, lv in [(-1, None), *enumerate(levels)]:
-        at = (level_of == k).nonzero().squeeze(1)
-        src_rows = rows.index_select(0, at)
-        boards.index_copy_(0, at, (x if lv is None else lv.boards).index_select(0, src_rows))
-        if with_paths and lv is not None:
-            sources.index_copy_(0, at, lv.paths.index_select(0, src_rows))
+    prev, code, parent = torch.cat(prev), torch.cat(code), torch.cat(parents)
+    survivors = _drop_duplicates(store.hashes, prev, code, parent, seqs, t)
+    if survivors is not None:
+        parent = parent.index_select(0, survivors)
+    order = _by_parent(parent)
+    chosen = order if survivors is None else survivors.index_select(0, order)
+    boards = store.children(prev.index_select(0, chosen), code.index_select(0, chosen))
+    parent = parent.index_select(0, order)
     if not with_paths:
         return Afterstates(boards, parent)
-    seq = torch.zeros_like(rows)
-    for k, lv in enumerate(levels):
-        at = (level_of == k).nonzero().squeeze(1)
-        seq.index_copy_(0, at, lv.seq.index_select(0, rows.index_select(0, at)))
-    dice = torch.where(sources >= 0, seq_dice.index_select(0, seq), 0)
+    sources = torch.cat(paths).index_select(0, chosen)
+    dice = seqs.dice.index_select(0, torch.cat(seq).index_select(0, chosen))
+    dice = torch.where(sources >= 0, dice, 0)
     return Afterstates(boards, parent, sources, dice)
 
 
-def _constant(value: int, n: int, device: torch.device) -> torch.Tensor:
-    return torch.full((n,), value, dtype=torch.int8, device=device)
+def _kept(k: int, parent, seq, levels: list[_Level], reached, seqs: _Sequences) -> torch.Tensor | None:
+    """Which of level ``k``'s candidates are legal full moves (None: all of them)."""
+    keep = None
+    if k + 1 < len(levels) and not (k == 1 and len(seq) and seq[0] < 2 * seqs.singles):
+        keep = ~reached[k + 1].index_select(0, parent)  # a deeper level exists for this parent
+    if k == 0 and seqs.singles:  # only one die playable: the higher one when it can be
+        single = seq < 2 * seqs.singles
+        high_first = single & (seq & 1 == 0)
+        has_high = torch.zeros(len(reached[0]), dtype=torch.bool, device=seq.device)
+        has_high.index_fill_(0, parent.index_select(0, high_first.nonzero().squeeze(1)), True)
+        rule = ~(single & ~high_first & has_high.index_select(0, parent))
+        keep = rule if keep is None else keep & rule
+    return None if keep is None else keep.nonzero().squeeze(1)
 
 
-_zobrist_cache: dict[torch.device, torch.Tensor] = {}
+def _drop_duplicates(store_hashes, prev, code, parent, seqs: _Sequences, t: _Tables) -> torch.Tensor | None:
+    """Indices of the candidates to keep: the first of each position among the parents whose
+    roll is not plain (plain rolls have none twice); None when every candidate stays.
+
+    Duplicates are found with one stable sort on a 63-bit key (the parent in the high bits, the
+    top bits of a 64-bit Zobrist hash below); neighbours merge only if their full hashes agree.
+    """
+    mixed = (~seqs.plain.index_select(0, parent)).nonzero().squeeze(1)
+    if len(mixed) == 0:
+        return None
+    hashes = store_hashes.index_select(0, prev.index_select(0, mixed))
+    hashes += t.hash_delta.index_select(0, code.index_select(0, mixed))
+    n = len(seqs.plain)
+    hash_bits = 63 - max(1, (n - 1).bit_length())
+    top = ((hashes ^ -(2**63)) >> (64 - hash_bits)) & ((1 << hash_bits) - 1)  # unsigned order
+    key = (parent.index_select(0, mixed) << hash_bits) | top
+    order = key.argsort(stable=True)
+    k, h = key.index_select(0, order), hashes.index_select(0, order)
+    repeat = (k[1:] == k[:-1]) & (h[1:] == h[:-1])
+    keep = torch.ones(len(prev), dtype=torch.bool, device=prev.device)
+    keep.index_fill_(0, mixed.index_select(0, order[1:][repeat]), False)
+    return keep.nonzero().squeeze(1)
 
 
-def _zobrist(device: torch.device) -> torch.Tensor:
-    if device not in _zobrist_cache:
-        gen = torch.Generator().manual_seed(_HASH_SEED)
-        keys = torch.randint(-(2**62), 2**62, (50,), generator=gen, dtype=torch.long)
-        _zobrist_cache[device] = keys.to(device)
-    return _zobrist_cache[device]
+def _by_parent(parent: torch.Tensor) -> torch.Tensor:
+    """The stable order that groups candidates by parent, moving whole runs of one parent.
 
-
-def _hash(boards: torch.Tensor) -> torch.Tensor:
-    """A linear Zobrist-style 64-bit hash; a step updates it in O(1) (see :func:`_step`)."""
-    return (boards.reshape(len(boards), 50).long() * _zobrist(boards.device)).sum(1)
-
-
-def _unique_per_parent(key: torch.Tensor, parent: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """An order grouping rows by (parent, position hash) and a mask of each group's first row."""
-    order = key.argsort()
-    order = order[parent[order].argsort(stable=True)]
-    k, p = key[order], parent[order]
-    first = torch.ones(len(order), dtype=torch.bool, device=key.device)
-    first[1:] = (k[1:] != k[:-1]) | (p[1:] != p[:-1])
-    return order, first
+    Candidates come in runs that share a parent (a parent's candidates are few runs, often
+    one), so sorting the runs is enough: no sort over every candidate.
+    """
+    m, device = len(parent), parent.device
+    change = torch.ones(m, dtype=torch.bool, device=device)
+    change[1:] = parent[1:] != parent[:-1]
+    starts = change.nonzero().squeeze(1)
+    lengths = torch.diff(starts, append=torch.tensor([m], device=device))
+    runs = parent.index_select(0, starts).argsort(stable=True)
+    starts, lengths = starts.index_select(0, runs), lengths.index_select(0, runs)
+    moved = starts - (lengths.cumsum(0) - lengths)  # where each run is, less where it goes
+    return torch.arange(m, device=device) + torch.repeat_interleave(moved, lengths, output_size=m)

@@ -1,0 +1,359 @@
+"""Grading a player: results against reference bots, and its error rate judged by a stronger engine.
+
+:func:`grade` plays duplicate-dice cubeless money games (:func:`bgai.bench.duel`) against
+pubeval and, when the optional gnubg packages are installed, gnubg's 0-ply, keeping every move
+the graded player (A) made. From its *unforced* decisions (two or more legal moves) it draws a
+seeded sample and asks a judge how much equity each choice gave away:
+
+    equity lost = judge's equity of its best move - judge's equity of the move played  (>= 0)
+
+both afterstates valued by the judge at its plies (cubeless money equity, for the player who
+moved). The **error rate** is the mean equity lost per decision x 1000, gnubg's "error rate per
+move" in millipoints; the **PR** (eXtreme Gammon's Performance Rating) is the mean x 500. The
+error rate is placed on gnubg's rating scale (:data:`RATING_SCALE`).
+
+The judge is gnubg at 2-ply when gnubg is installed (``gnubg_nn.best_move(..., n=2)`` for its
+best move, ``gnubg_nn.probabilities(..., 2)`` for both values), else bgai's shipped ``best`` net
+at 2-ply, else the graded player's own net at 2-ply; ``--judge SPEC`` picks another.
+Checker play only: cube decisions are not graded.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+
+from bgai.bench.duel import DuelResult, GameRecord, duel
+from bgai.bots.players import GNUBG_FILTERS, GnubgPlayer, PlayerBase, PubevalPlayer, SearchPlayer
+from bgai.engine.board import swap_sides
+from bgai.engine.movegen import expand
+from bgai.model.probs import cubeless_equity
+from bgai.search.evaluator import Evaluator, GnubgEvaluator, afterstate_values, import_gnubg_nn
+from bgai.search.ply import DEFAULT_FILTER, MoveFilter, afterstate_values_at, score_candidates
+
+RATING_SCALE: tuple[tuple[str, float], ...] = (
+    ("Supernatural", 2.0),
+    ("World class", 5.0),
+    ("Expert", 8.0),
+    ("Advanced", 12.0),
+    ("Intermediate", 18.0),
+    ("Casual", 26.0),
+    ("Beginner", 35.0),
+    ("Awful!", math.inf),
+)
+"""gnubg's rating thresholds (gnubg manual, "Threshold for ratings"; reference/formats.md §8):
+each class covers error rates (x 1000) from the previous bound up to, not including, its own."""
+
+
+def rating_class(error_rate: float) -> str:
+    """gnubg's name for an error rate per move (x 1000): 4.9 is "World class", 5.0 "Expert"."""
+    if not error_rate >= 0:
+        raise ValueError(f"an error rate is a non-negative number, got {error_rate!r}")
+    return next(name for name, bound in RATING_SCALE if error_rate < bound)
+
+
+# --- decisions --------------------------------------------------------------------------------
+
+
+@dataclass
+class Decisions:
+    """Checker-play decisions: ``boards`` before (mover in row 1), ``dice``, the ``chosen`` afterstates."""
+
+    boards: torch.Tensor
+    dice: torch.Tensor
+    chosen: torch.Tensor
+
+    def __len__(self) -> int:
+        return len(self.boards)
+
+    def subset(self, index: np.ndarray | torch.Tensor) -> Decisions:
+        index = torch.as_tensor(index, dtype=torch.long)
+        return Decisions(self.boards[index], self.dice[index], self.chosen[index])
+
+    @classmethod
+    def concat(cls, parts: list[Decisions]) -> Decisions:
+        return cls(*(torch.cat([getattr(p, k) for p in parts]) for k in ("boards", "dice", "chosen")))
+
+
+def decisions_of(records: list[GameRecord], side: str = "A") -> Decisions:
+    """Every move ``side`` ('A' or 'B') made in recorded games (see ``duel(record=True)``)."""
+    turns = [t for r in records for t in r.turns if t[0] == side]
+    if not turns:
+        empty = torch.zeros((0, 2, 25), dtype=torch.int8)
+        return Decisions(empty, torch.zeros((0, 2), dtype=torch.long), empty.clone())
+    return Decisions(
+        torch.as_tensor(np.stack([t[2] for t in turns])).to(torch.int8),
+        torch.tensor([t[1] for t in turns], dtype=torch.long),
+        torch.as_tensor(np.stack([t[3] for t in turns])).to(torch.int8),
+    )
+
+
+def unforced(decisions: Decisions) -> torch.Tensor:
+    """Bool mask of the decisions with at least two different legal afterstates (a real choice)."""
+    if not len(decisions):
+        return torch.zeros(0, dtype=torch.bool)
+    _, parent = expand(decisions.boards, decisions.dice)
+    return torch.bincount(parent, minlength=len(decisions)) >= 2
+
+
+def sample(decisions: Decisions, n: int, seed: int = 0) -> Decisions:
+    """Up to ``n`` of ``decisions``, drawn without replacement by a seeded generator, in game order."""
+    if n >= len(decisions):
+        return decisions
+    picked = np.sort(np.random.default_rng(seed).choice(len(decisions), size=n, replace=False))
+    return decisions.subset(picked)
+
+
+# --- judges -----------------------------------------------------------------------------------
+
+
+class Judge(Protocol):
+    """Says how much equity each chosen move gave away, by its own evaluation."""
+
+    name: str
+
+    def equity_lost(self, decisions: Decisions) -> np.ndarray:
+        """``(N,)`` equity (cubeless, for the mover) of the judge's best move minus the chosen one's, >= 0."""
+        ...
+
+
+class SearchJudge:
+    """A bgai evaluator at ``plies`` (gnubg's numbering) with a move filter, batched."""
+
+    def __init__(
+        self, evaluator: Evaluator, plies: int = 2, move_filter: MoveFilter = DEFAULT_FILTER, name: str = ""
+    ) -> None:
+        self.evaluator = evaluator
+        self.plies = int(plies)
+        self.move_filter = move_filter
+        self.name = name or f"{getattr(evaluator, 'name', 'evaluator')}@{self.plies}ply"
+
+    def equity_lost(self, decisions: Decisions) -> np.ndarray:
+        if not len(decisions):
+            return np.zeros(0)
+        n = len(decisions)
+        c = score_candidates(self.evaluator, decisions.boards, decisions.dice, self.plies, self.move_filter)
+        at_depth = torch.where(c.ply == self.plies, c.equity, torch.full_like(c.equity, -math.inf))
+        best = torch.full((n,), -math.inf, dtype=at_depth.dtype).scatter_reduce(0, c.parent, at_depth, "amax")
+        chosen = cubeless_equity(afterstate_values_at(self.evaluator, decisions.chosen, self.plies)).to(best)
+        return (torch.maximum(best, chosen) - chosen).double().numpy()
+
+
+class GnubgJudge:
+    """gnubg (``gnubg_nn``) at ``plies``: its best move by ``best_move``, values by ``probabilities``.
+
+    gnubg_nn's search filter is process-wide; it is set to gnubg's "normal" filter before judging.
+    """
+
+    def __init__(self, plies: int = 2) -> None:
+        self.gnubg_nn = import_gnubg_nn()
+        self.plies = int(plies)
+        self.evaluator = GnubgEvaluator(self.plies)
+        self.name = f"gnubg@{self.plies}ply"
+
+    def equity_lost(self, decisions: Decisions) -> np.ndarray:
+        if not len(decisions):
+            return np.zeros(0)
+        g = self.gnubg_nn
+        if self.plies > 0:
+            g.set.ps(self.plies, *GNUBG_FILTERS["normal"])
+        best = []
+        for board, (d1, d2) in zip(decisions.boards.tolist(), decisions.dice.tolist(), strict=True):
+            _, key = g.best_move(board, d1, d2, n=self.plies, b=1)
+            best.append(g.board_from_position_key(key))  # opponent on roll
+        best_after = swap_sides(torch.tensor(best, dtype=torch.int8).reshape(-1, 2, 25))
+        best_eq = cubeless_equity(afterstate_values(self.evaluator, best_after))
+        chosen_eq = cubeless_equity(afterstate_values(self.evaluator, decisions.chosen))
+        same = (best_after == decisions.chosen).flatten(1).all(1)
+        lost = torch.where(same, torch.zeros_like(chosen_eq), (best_eq - chosen_eq).clamp(min=0))
+        return lost.double().numpy()
+
+
+def gnubg_available() -> bool:
+    try:
+        import_gnubg_nn()
+    except ImportError:
+        return False
+    return True
+
+
+def load_judge(spec: str | None = None, fallback: Evaluator | None = None) -> Judge:
+    """The judge ``spec`` names: ``gnubg[@<n>ply]`` (2-ply by default), or any bgai player spec
+    that searches (``best@2ply``, a checkpoint or exported opponent with ``@<n>ply``).
+
+    ``None`` picks the strongest available: gnubg at 2-ply, else the shipped ``best`` at 2-ply,
+    else ``fallback`` (the graded player's own evaluator) at 2-ply.
+    """
+    from bgai.bots.specs import load_player
+
+    if spec is None:
+        if gnubg_available():
+            return GnubgJudge(2)
+        try:
+            return _search_judge(load_player("best@2ply"))
+        except ValueError:
+            if fallback is None:
+                msg = "no judge: install gnubg-nn, ship checkpoints/best.pt or give --judge"
+                raise ValueError(msg) from None
+            return SearchJudge(fallback, 2, name=f"{getattr(fallback, 'name', 'own net')}@2ply")
+    text = spec.strip()
+    if text == "gnubg" or text.startswith("gnubg@"):
+        plies = text.partition("@")[2].removesuffix("ply") or "2"
+        if not plies.isdigit():
+            raise ValueError(f"bad judge {spec!r}: expected gnubg or gnubg@<n>ply")
+        return GnubgJudge(int(plies))
+    return _search_judge(load_player(text))
+
+
+def _search_judge(player: PlayerBase) -> SearchJudge:
+    if isinstance(player, SearchPlayer):
+        return SearchJudge(player.evaluator, player.plies, player.move_filter, name=player.name)
+    raise ValueError(f"a judge must evaluate positions (gnubg, best@2ply, a checkpoint), not {player.name}")
+
+
+# --- grading ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Match:
+    """The graded player's result against one reference opponent (its points per game)."""
+
+    opponent: str
+    ppg: float
+    ci95: float
+    games: int
+
+    @classmethod
+    def of(cls, result: DuelResult) -> Match:
+        return cls(result.b, result.ppg, result.ci95, result.games)
+
+
+@dataclass
+class GradeResult:
+    """A grade: error rate and PR over ``decisions`` sampled decisions, and match results."""
+
+    player: str
+    judge: str
+    decisions: int
+    """Decisions judged (a seeded sample of the unforced ones)."""
+    unforced: int
+    """Unforced decisions the graded player made in all its games."""
+    error_rate: float
+    """Mean equity lost per decision x 1000."""
+    error_rate_ci95: float
+    pr: float
+    """Mean equity lost per decision x 500."""
+    rating: str
+    games: int
+    """Games against each reference opponent."""
+    seed: int
+    matches: list[Match] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}
+
+    def strength(self) -> dict[str, Any]:
+        """What ``bgai grade --write`` stores as ``strength`` in ``bgai.json``."""
+        from bgai import __version__
+
+        out = self.to_dict()
+        out.pop("player")
+        out["matches"] = [{k: _finite(v) for k, v in asdict(m).items()} for m in self.matches]
+        out["seconds"] = round(self.seconds, 1)
+        out["graded_by"] = f"bgai {__version__}"
+        return out
+
+    def table(self) -> str:
+        lines = [
+            f"{self.player}: error rate {self.error_rate:.1f} ± {self.error_rate_ci95:.1f} per 1000 "
+            f"(PR {self.pr:.1f}), {self.rating}",
+            f"  judged by {self.judge} on {self.decisions} of {self.unforced} unforced decisions "
+            f"(seed {self.seed})",
+        ]
+        for m in self.matches:
+            ci = f"{m.ci95:.3f}" if math.isfinite(m.ci95) else "n/a"
+            lines.append(f"  vs {m.opponent}: {m.ppg:+.3f} ± {ci} ppg over {m.games} games (duplicate dice)")
+        lines.append(f"  {self.seconds:.1f} s")
+        return "\n".join(lines)
+
+
+def _finite(v: Any) -> Any:
+    return None if isinstance(v, float) and not math.isfinite(v) else v
+
+
+def reference_opponents() -> list[PlayerBase]:
+    """pubeval, and gnubg's 0-ply when the optional gnubg packages are installed."""
+    players: list[PlayerBase] = [PubevalPlayer()]
+    if gnubg_available():
+        players.append(GnubgPlayer(0, name="gnubg@0ply"))
+    return players
+
+
+def judge_decisions(judge: Judge, decisions: Decisions) -> tuple[float, float]:
+    """(error rate, its 95 % half-width), both x 1000, of ``decisions`` by ``judge``."""
+    lost = judge.equity_lost(decisions)
+    if not len(lost):
+        return math.nan, math.nan
+    ci = 1.96 * lost.std(ddof=1) / math.sqrt(len(lost)) if len(lost) > 1 else math.nan
+    return 1000 * float(lost.mean()), 1000 * float(ci)
+
+
+def grade(
+    player: PlayerBase,
+    games: int = 200,
+    seed: int = 0,
+    judge: Judge | None = None,
+    decisions: int = 300,
+    opponents: list[PlayerBase] | None = None,
+    progress: bool = False,
+    parallel: int = 256,
+) -> GradeResult:
+    """Grade ``player``: ``games`` games against each reference opponent, then judge a sample of
+    ``decisions`` of its unforced moves from those games (see the module docstring)."""
+    if games < 1 or decisions < 1:
+        raise ValueError(f"games and decisions must be at least 1, got {games} and {decisions}")
+    began = time.perf_counter()
+    if judge is None:
+        judge = load_judge(None, getattr(player, "evaluator", None))
+    matches, made = [], []
+    for opponent in opponents if opponents is not None else reference_opponents():
+        result = duel(player, opponent, games, seed, record=True, progress=progress, parallel=parallel)
+        matches.append(Match.of(result))
+        made.append(decisions_of(result.records or [], "A"))
+    pool = Decisions.concat(made)
+    pool = pool.subset(unforced(pool).nonzero().squeeze(1))
+    picked = sample(pool, decisions, seed)
+    error_rate, ci = judge_decisions(judge, picked)
+    return GradeResult(
+        player=player.name,
+        judge=judge.name,
+        decisions=len(picked),
+        unforced=len(pool),
+        error_rate=error_rate,
+        error_rate_ci95=ci,
+        pr=error_rate / 2,
+        rating=rating_class(error_rate) if math.isfinite(error_rate) else "n/a",
+        games=games + games % 2,
+        seed=seed,
+        matches=matches,
+        seconds=time.perf_counter() - began,
+    )
+
+
+def write_strength(folder, result: GradeResult) -> None:
+    """Store ``result`` as the ``strength`` of the exported opponent in ``folder``."""
+    from pathlib import Path
+
+    from bgai.opponent.export import write_config
+    from bgai.opponent.opponent import read_config
+
+    info = read_config(Path(folder))
+    info["strength"] = result.strength()
+    write_config(folder, info)

@@ -1,0 +1,74 @@
+"""The strength ladder: one network, played at gnubg's named levels (reference/formats.md §8).
+
+A level is a lookahead (plies, gnubg's numbering), a move filter for plies >= 1, and
+deterministic evaluation noise: a normal error of standard deviation ``noise`` (in cubeless
+equity) added to every candidate move's equity, drawn from a seeded hash of the position the
+move leaves (:func:`bgai.search.ply.position_noise`), so the same position always gets the same
+error and an opponent never contradicts itself. The same noise blurs its cube decisions.
+
+==============  =====  ======  ===========================================================
+level           plies  noise   what it plays like
+==============  =====  ======  ===========================================================
+beginner        0      0.060   gnubg's Beginner: the net with large errors
+casual          0      0.050   gnubg's Casual
+intermediate    0      0.030   gnubg's Intermediate
+advanced        0      0.015   gnubg's Advanced
+expert          0      0       gnubg's Expert: the net alone
+strong          1      0       one ply deeper (not a gnubg level; between Expert and World class)
+worldclass      2      0       gnubg's World class: 2-ply, "normal" move filter
+==============  =====  ======  ===========================================================
+
+Names are case-insensitive; ``world class``, ``world-class`` and ``world_class`` mean
+``worldclass``. Game sites call their computer levels Easy, Medium and Hard: those names map
+to ``beginner``, ``intermediate`` and ``expert``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bgai.search.ply import FILTERS
+
+
+@dataclass(frozen=True)
+class Level:
+    """How an exported opponent plays: lookahead, move filter and deterministic noise."""
+
+    name: str
+    plies: int
+    noise: float
+    move_filter: str = "normal"
+    about: str = ""
+
+    def __post_init__(self) -> None:
+        if self.move_filter not in FILTERS:
+            raise ValueError(f"unknown move filter {self.move_filter!r}: choose one of {', '.join(FILTERS)}")
+        if self.plies < 0 or self.noise < 0:
+            raise ValueError(f"level {self.name!r}: plies and noise must not be negative")
+
+
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("beginner", 0, 0.060, about="gnubg's Beginner: 0-ply with large deterministic noise"),
+        Level("casual", 0, 0.050, about="gnubg's Casual: 0-ply, noise 0.050"),
+        Level("intermediate", 0, 0.030, about="gnubg's Intermediate: 0-ply, noise 0.030"),
+        Level("advanced", 0, 0.015, about="gnubg's Advanced: 0-ply, noise 0.015"),
+        Level("expert", 0, 0.0, about="gnubg's Expert: the net alone, 0-ply"),
+        Level("strong", 1, 0.0, about="1-ply, no noise (between Expert and World class)"),
+        Level("worldclass", 2, 0.0, about="gnubg's World class: 2-ply, normal move filter"),
+    )
+}
+"""The ladder, weakest first."""
+
+ALIASES = {"easy": "beginner", "medium": "intermediate", "hard": "expert"}
+"""Game sites' computer levels (Easy / Medium / Hard) on the ladder."""
+
+
+def get_level(name: str) -> Level:
+    """The level called ``name`` (case and spaces, dashes, underscores in it do not matter)."""
+    key = "".join(str(name).lower().replace("-", " ").replace("_", " ").split())
+    key = ALIASES.get(key, key)
+    if key not in LEVELS:
+        raise ValueError(f"unknown level {name!r}: choose one of {', '.join(LEVELS)}")
+    return LEVELS[key]

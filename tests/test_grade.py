@@ -1,0 +1,158 @@
+"""Grading: gnubg's rating scale, judges, error rates of the ladder's levels, bgai grade."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+
+from bgai.bots import PubevalPlayer, SearchPlayer
+from bgai.cli.main import main
+from bgai.engine.sampling import sample_positions
+from bgai.model.checkpoint import FORMAT as CHECKPOINT_FORMAT
+from bgai.model.checkpoint import save_atomic
+from bgai.model.net import ValueNet
+from bgai.opponent import LEVELS, Opponent, export_opponent
+from bgai.opponent.grade import (
+    RATING_SCALE,
+    Decisions,
+    SearchJudge,
+    grade,
+    judge_decisions,
+    load_judge,
+    rating_class,
+    unforced,
+    write_strength,
+)
+from bgai.search import PubevalEvaluator
+
+PUBEVAL_JUDGE = SearchJudge(PubevalEvaluator(), 0)
+"""A fixed, fast judge: pubeval's ranking of the moves at 0-ply."""
+
+
+@pytest.fixture(scope="module")
+def tiny_opponent(tmp_path_factory):
+    torch.manual_seed(1)
+    net = ValueNet(hidden=(8,))
+    root = tmp_path_factory.mktemp("grade")
+    save_atomic(
+        {"format": CHECKPOINT_FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, root / "t.pt"
+    )
+    return export_opponent(root / "t.pt", "beginner", root / "beginner"), root / "t.pt"
+
+
+@pytest.fixture(scope="module")
+def decisions():
+    """200 positions from greedy games, with their rolls; the moves are filled in by each test."""
+    return sample_positions(200, "greedy", seed=2)
+
+
+@pytest.mark.parametrize(
+    "error_rate, name",
+    [
+        (0.0, "Supernatural"),
+        (1.99, "Supernatural"),
+        (2.0, "World class"),
+        (4.99, "World class"),
+        (5.0, "Expert"),
+        (7.99, "Expert"),
+        (8.0, "Advanced"),
+        (12.0, "Intermediate"),
+        (17.99, "Intermediate"),
+        (18.0, "Casual"),
+        (26.0, "Beginner"),
+        (34.99, "Beginner"),
+        (35.0, "Awful!"),
+        (500.0, "Awful!"),
+    ],
+)
+def test_rating_scale_is_gnubgs(error_rate, name):
+    assert rating_class(error_rate) == name
+
+
+def test_rating_scale_bounds_and_bad_input():
+    assert [bound for _, bound in RATING_SCALE][:-1] == [2, 5, 8, 12, 18, 26, 35]
+    with pytest.raises(ValueError):
+        rating_class(-1.0)
+    with pytest.raises(ValueError):
+        rating_class(math.nan)
+
+
+def test_noisier_levels_lose_more_equity_on_the_same_decisions(decisions):
+    """Each 0-ply level of the ladder plays pubeval's evaluation with its own noise; the judge
+    is pubeval's noiseless evaluation, so the noiseless level loses nothing and more noise
+    loses more (the noise is deterministic: this ordering is a fixed fact, not luck)."""
+    boards, dice = decisions
+    rates = {}
+    for name in ("expert", "advanced", "intermediate", "casual", "beginner"):
+        player = SearchPlayer(PubevalEvaluator(), 0, noise=LEVELS[name].noise)
+        made = Decisions(boards, dice, player.choose(boards, dice))
+        rates[name], _ = judge_decisions(PUBEVAL_JUDGE, made.subset(unforced(made).nonzero().squeeze(1)))
+    assert rates["expert"] == 0.0
+    assert 0 < rates["advanced"] < rates["intermediate"] < rates["casual"] < rates["beginner"]
+
+
+def test_a_judge_never_credits_a_move_above_its_own_best(decisions):
+    boards, dice = decisions[0][:40], decisions[1][:40]
+    made = Decisions(boards, dice, PubevalPlayer().choose(boards, dice))
+    lost = SearchJudge(PubevalEvaluator(), 1).equity_lost(made)
+    assert lost.shape == (40,) and (lost >= 0).all()
+
+
+def test_grading_a_tiny_opponent_runs_and_classifies(tiny_opponent):
+    folder, _ = tiny_opponent
+    opponent = Opponent.load(folder)
+    result = grade(
+        opponent.player, games=2, seed=3, judge=PUBEVAL_JUDGE, decisions=12, opponents=[PubevalPlayer()]
+    )
+    assert result.decisions == 12 and result.unforced >= 12
+    assert result.rating in [name for name, _ in RATING_SCALE]
+    assert result.pr == pytest.approx(result.error_rate / 2)
+    assert [m.opponent for m in result.matches] == ["pubeval"] and math.isfinite(result.matches[0].ppg)
+    again = grade(
+        opponent.player, games=2, seed=3, judge=PUBEVAL_JUDGE, decisions=12, opponents=[PubevalPlayer()]
+    )
+    assert again.error_rate == result.error_rate  # seeded dice and sample
+    write_strength(folder, result)
+    assert Opponent.load(folder).strength["rating"] == result.rating
+
+
+def test_grade_command_writes_the_strength(tiny_opponent, capsys):
+    folder, checkpoint = tiny_opponent
+    argv = ["grade", str(folder), "--games", "2", "--decisions", "8", "--judge", f"{checkpoint}@0ply"]
+    assert main([*argv, "--write", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    strength = json.loads((folder / "bgai.json").read_text())["strength"]
+    assert strength["error_rate"] == printed["error_rate"] and strength["decisions"] == 8
+    assert strength["judge"] == f"{checkpoint}@0ply"
+    assert "pubeval" in [m["opponent"] for m in strength["matches"]]
+
+
+def test_grade_command_needs_a_folder_to_write(capsys):
+    assert main(["grade", "pubeval", "--write"]) == 2
+    assert "needs an exported opponent" in capsys.readouterr().err
+
+
+def test_judges_by_name(tiny_opponent):
+    _, checkpoint = tiny_opponent
+    assert load_judge(f"{checkpoint}@1ply").plies == 1
+    with pytest.raises(ValueError, match="must evaluate positions"):
+        load_judge("pubeval")
+    with pytest.raises(ValueError, match="bad judge"):
+        load_judge("gnubg@xply")
+
+
+def test_gnubg_judge_agrees_with_gnubg_on_its_own_moves(decisions):
+    pytest.importorskip("gnubg_nn")
+    from bgai.bots import GnubgPlayer
+
+    judge = load_judge("gnubg@0ply")
+    assert judge.name == "gnubg@0ply"
+    boards, dice = decisions[0][:30], decisions[1][:30]
+    own = Decisions(boards, dice, GnubgPlayer(0).choose(boards, dice))
+    assert (judge.equity_lost(own) < 1e-6).all()
+    worse = Decisions(boards, dice, PubevalPlayer().choose(boards, dice))
+    lost = judge.equity_lost(worse)
+    assert (lost >= 0).all() and lost.sum() > 0

@@ -100,3 +100,12 @@ def test_a_double_on_offer_gets_the_takers_answer(capsys):
     code, out, _ = run(capsys, "cube", text, "--player", "gnubg", "--plies", "1")
     assert code == 0
     assert out.splitlines()[-1] == "Answer to the double offered: take"
+
+
+def test_match_play_shows_the_score_from_the_player_on_roll(capsys):
+    xgid = "XGID=aBBB-cDAA-a-A-A--c-eb---A-:0:0:1:00:3:6:0:7:10"  # X on roll, 3-6 in a 7-point match
+    code, out, _ = run(capsys, "cube", xgid, "--player", "gnubg")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].endswith("7-point match, 4-away vs 1-away, post-Crawford, centred cube")
+    assert "(Money: " in lines[2]

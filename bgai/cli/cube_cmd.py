@@ -67,7 +67,13 @@ def run(args: argparse.Namespace) -> int:
         if not texts:
             raise ValueError("no positions on standard input")
     player = load_player(args.player)
-    evaluator, spec_plies, _ = _searcher(player)
+    try:
+        evaluator, spec_plies, _ = _searcher(player)
+    except ValueError:
+        raise ValueError(
+            "cube analysis needs a player that evaluates positions (best, a checkpoint, gnubg), "
+            f"not {player.name}"
+        ) from None
     plies = spec_plies if args.plies is None else args.plies
     if not 0 <= plies <= MAX_PLIES:
         raise ValueError(f"cube analysis looks {MAX_PLIES} plies ahead at most, got {plies}")
@@ -165,10 +171,13 @@ def _describe(state) -> str:
 def _text(record: dict, redouble: bool = False) -> str:
     """gnubg's hint layout: the cubeless line, the three equities, the proper action."""
     probs = [record["probs"][name] for name in PROBS]
+    money = ""
+    if not record["cube"].startswith("money"):
+        money = f" (Money: {record['cubeless_money_equity']:+.3f})"
     lines = [
         f"{record['position']}",
         f"Cube analysis ({record['player']}, {record['plies']}-ply): {record['cube']}",
-        f"{record['plies']}-ply cubeless equity {record['cubeless_equity']:+.3f}",
+        f"{record['plies']}-ply cubeless equity {record['cubeless_equity']:+.3f}{money}",
         f"  {probs[0]:.3f} {probs[1]:.3f} {probs[2]:.3f} - {1 - probs[0]:.3f} {probs[3]:.3f} {probs[4]:.3f}",
         "Cubeful equities:",
     ]

@@ -30,6 +30,7 @@ from functools import cache, cached_property
 import numpy as np
 import torch
 
+from bgai.cube import match
 from bgai.cube.decision import CubeAnalysis, cube_efficiency
 from bgai.cube.met import MatchEquityTable
 from bgai.cube.money import cubeless_equity
@@ -163,15 +164,26 @@ class PositionCubeAnalysis(CubeAnalysis):
         ]
 
     def record(self, i: int) -> dict:
-        """Position ``i`` as plain numbers (JSON-ready; ``None`` where the cube is not available)."""
+        """Position ``i`` as plain numbers (JSON-ready; ``None`` where the cube is not available).
+
+        ``cubeless_equity`` is gnubg's: money equity, or in match play the cubeless match
+        winning chance as normalised equity; ``cubeless_money_equity`` is always the money one.
+        """
 
         def number(value) -> float | None:
             return None if np.isnan(value) else float(value)
 
+        state = self.states[i]
+        money_equity = float(cubeless_equity(self.probs[i])[0])
+        if state.is_money:
+            equity = money_equity
+        else:  # gnubg prints the cubeless MWC as normalised equity in match play
+            equity = float(match.mwc_to_equity(match.cubeless_mwc(self.probs[i], state), state)[0])
         return {
             "plies": self.plies,
             "probs": dict(zip(OUTPUTS, (float(p) for p in self.probs[i]), strict=True)),
-            "cubeless_equity": float(cubeless_equity(self.probs[i])[0]),
+            "cubeless_equity": equity,
+            "cubeless_money_equity": money_equity,
             "nd": number(self.nd[i]),
             "dt": number(self.dt[i]),
             "dp": number(self.dp[i]),

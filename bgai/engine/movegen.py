@@ -109,6 +109,7 @@ class _Tables:
     hit_bit: torch.Tensor  # (301,) int32: bit of the landing point when the step hits
     comes_home: torch.Tensor  # (301,) int32: 1 when the step ends the checker's time outside home
     highest: torch.Tensor  # (64,) int32: highest set bit of a home-board mask (0 for none)
+    byte_bits: torch.Tensor  # (256, 8) bool: the bits of each byte value, lowest first
 
 
 _tables_cache: dict[torch.device, _Tables] = {}
@@ -149,6 +150,7 @@ def _build_tables(device: torch.device) -> _Tables:
         hit_bit=hit_bit,
         comes_home=comes_home,
         highest=torch.tensor(highest, dtype=torch.int32),
+        byte_bits=torch.tensor([[v >> bit & 1 for bit in range(8)] for v in range(256)], dtype=torch.bool),
     )
     return _Tables(*(getattr(tables, f).to(device) for f in _Tables.__dataclass_fields__))
 
@@ -156,78 +158,73 @@ def _build_tables(device: torch.device) -> _Tables:
 # --- reusable buffers ------------------------------------------------------------------------
 
 _scratch_space = threading.local()
+_SCRATCH_BYTES = 1 << 28  # larger temporaries are not kept between calls
 
 
 def _scratch(name: str, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
     """A temporary tensor kept per thread and device between calls (contents undefined).
 
-    On a CPU, writing a large fresh tensor costs more in page faults than in arithmetic:
-    glibc hands freed memory back to the system after every call. Never returned to callers.
+    On a CPU, writing a large fresh tensor costs more in page faults than in arithmetic
+    (glibc hands freed memory back to the system after every call), so the engine's big
+    temporaries live here. Never returned to callers.
     """
-    cache = getattr(_scratch_space, "buffers", None)
-    if cache is None:
-        cache = _scratch_space.buffers = {}
     numel = 1
     for size in shape:
         numel *= size
+    cache = getattr(_scratch_space, "buffers", None)
+    if cache is None:
+        cache = _scratch_space.buffers = {}
     key = (name, dtype, device)
     buffer = cache.get(key)
     if buffer is None or buffer.numel() < numel:
-        buffer = cache[key] = torch.empty(max(numel, int(1.25 * numel)), dtype=dtype, device=device)
+        buffer = torch.empty(int(1.25 * numel), dtype=dtype, device=device)
+        if buffer.numel() * buffer.element_size() <= _SCRATCH_BYTES:
+            cache[key] = buffer
     return buffer[:numel].view(shape)
 
 
 class _BoardStore:
-    """Every frontier's boards, with their hashes, in one buffer that outlives the call.
+    """Every frontier's boards, with their hashes, in one buffer (the parents' boards first).
 
-    Rows are appended level by level; a candidate is (row of its previous board, step code),
-    so the final children are gathered from here in one pass.
+    A partial move is (store row of the board it was played from, step code), so the final
+    children are gathered from here in one pass.
     """
 
     def __init__(self, x: torch.Tensor, hashes: torch.Tensor, t: _Tables):
-        self.t, self.size = t, 0
-        self.boards = _scratch("store", (max(64 * len(x), 1), 50), torch.int8, x.device)
-        self.hashes = _scratch("store hashes", (len(self.boards),), torch.long, x.device)
-        self.append_rows(x, hashes)
+        self.t, self.size = t, len(x)
+        self.boards, self.hashes = self._buffers(12 * len(x) + 64, x.device)
+        self.boards[: len(x)] = x
+        self.hashes[: len(x)] = hashes
 
-    def _reserve(self, rows: int) -> None:
-        if self.size + rows <= len(self.boards):
-            return
-        boards = _scratch("store", (int(1.5 * (self.size + rows)), 50), torch.int8, self.boards.device)
-        hashes = _scratch("store hashes", (len(boards),), torch.long, self.boards.device)
-        if boards.data_ptr() != self.boards.data_ptr():  # a new buffer: keep what is stored
-            boards[: self.size] = self.boards[: self.size]
-            hashes[: self.size] = self.hashes[: self.size]
-        self.boards, self.hashes = boards, hashes
+    @staticmethod
+    def _buffers(rows: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        boards = _scratch("store", (rows, 50), torch.int8, device)
+        return boards, _scratch("store hashes", (rows,), torch.long, device)
 
-    def append_rows(self, boards: torch.Tensor, hashes: torch.Tensor) -> torch.Tensor:
-        self._reserve(len(boards))
-        at = slice(self.size, self.size + len(boards))
-        self.boards[at] = boards
-        self.hashes[at] = hashes
-        self.size += len(boards)
-        return self.boards[at]
-
-    def play(self, rows: torch.Tensor, code: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, int]:
-        """Append stored boards ``rows`` after the steps ``code``: (boards, hashes, first row)."""
-        self._reserve(len(rows))
-        base, at = self.size, slice(self.size, self.size + len(rows))
-        torch.index_select(self.boards[:base], 0, rows, out=self.boards[at])
-        self.boards[at] += torch.index_select(
-            self.t.delta, 0, code, out=_scratch("delta", (len(code), 50), torch.int8, code.device)
-        )
-        torch.index_select(self.hashes[:base], 0, rows, out=self.hashes[at])
-        self.hashes[at] += self.t.hash_delta.index_select(0, code)
-        self.size += len(rows)
-        return self.boards[at], self.hashes[at], base
+    def play(self, rows: torch.Tensor, code: torch.Tensor) -> int:
+        """Append stored boards ``rows`` after the steps ``code``; returns the first new row."""
+        base, end = self.size, self.size + len(rows)
+        if end > len(self.boards):  # grow, keeping what is stored
+            boards, hashes = self._buffers(int(1.5 * end), rows.device)
+            if boards.data_ptr() != self.boards.data_ptr():
+                boards[:base], hashes[:base] = self.boards[:base], self.hashes[:base]
+            self.boards, self.hashes = boards, hashes
+        torch.index_select(self.boards[:base], 0, rows, out=self.boards[base:end])
+        self.boards[base:end] += self._deltas(code)
+        torch.index_select(self.hashes[:base], 0, rows, out=self.hashes[base:end])
+        self.hashes[base:end] += self.t.hash_delta.index_select(0, code)
+        self.size = end
+        return base
 
     def children(self, rows: torch.Tensor, code: torch.Tensor) -> torch.Tensor:
         """Fresh (M, 2, 25) boards: stored boards ``rows`` after the steps ``code``."""
         boards = self.boards[: self.size].index_select(0, rows)
-        boards += torch.index_select(
-            self.t.delta, 0, code, out=_scratch("delta", (len(code), 50), torch.int8, code.device)
-        )
+        boards += self._deltas(code)
         return boards.view(-1, 2, 25)
+
+    def _deltas(self, code: torch.Tensor) -> torch.Tensor:
+        out = _scratch("deltas", (len(code), 50), torch.int8, code.device)
+        return torch.index_select(self.t.delta, 0, code, out=out)
 
 
 # --- sequences and the frontier of partial moves ---------------------------------------------
@@ -358,6 +355,18 @@ def _legal_sources(f: _Frontier, t: _Tables) -> torch.Tensor:
     return torch.where(f.outside == 0, lands | bears_off, lands)
 
 
+def _set_bits(masks: torch.Tensor, t: _Tables) -> tuple[torch.Tensor, torch.Tensor]:
+    """(row, bit) of every set bit of (R,) int32 masks, in row-major order.
+
+    Each mask's four bytes expand through a 256-entry table into 32 flags, and one nonzero
+    finds them; rows and bits are then a shift and a mask away.
+    """
+    flags = _scratch("flags", (len(masks) * 4, 8), torch.bool, masks.device)
+    torch.index_select(t.byte_bits, 0, masks.view(torch.uint8).long(), out=flags)
+    found = torch.nonzero(flags.view(-1), out=_scratch("found", (0, 1), torch.long, masks.device)).squeeze(1)
+    return found >> 5, found & 31
+
+
 def _next_allowed(f: _Frontier, seqs: _Sequences, row, seq, src, code, t: _Tables) -> torch.Tensor:
     """Sources the second step of each first-step child may use.
 
@@ -402,16 +411,11 @@ def _play_steps(x: torch.Tensor, seqs: _Sequences, t: _Tables, with_paths: bool)
     for k in range(4):
         if len(f.seq) == 0:
             break
-        legal = _legal_sources(f, t)
-        bits = _scratch("bits", (len(legal), 25), torch.int32, x.device)
-        torch.bitwise_and(legal.unsqueeze(1), t.pow2, out=bits)
-        flat = torch.ne(bits, 0, out=_scratch("flags", bits.shape, torch.bool, x.device)).view(-1)
-        flat = torch.nonzero(flat, out=_scratch("found", (0, 1), torch.long, x.device)).squeeze(1)
-        row, src = flat // 25, flat % 25
+        row, src = _set_bits(_legal_sources(f, t), t)
+        # Bit s of the blots shifted up by the die says whether the step from s hits.
         die = f.die.index_select(0, row)
-        dest = src - die
-        hit = (f.blots.index_select(0, row) >> dest.clamp(min=0)) & 1
-        code = (src * 6 + die - 1) * 2 + hit
+        hit = (f.blots.index_select(0, row) << die.to(torch.int32) >> src.to(torch.int32)) & 1
+        code = src * 12 + die * 2 - 2 + hit
         board_row = f.board_row.index_select(0, row)
         seq = f.seq.index_select(0, row)
         paths = None
@@ -431,7 +435,7 @@ def _play_steps(x: torch.Tensor, seqs: _Sequences, t: _Tables, with_paths: bool)
             allowed = (t.pow2.index_select(0, src) << 1) - 1
         count = store.boards.view(-1).index_select(0, board_row * 50 + 25 + src)
         emptied = torch.where(count == 1, t.pow2.index_select(0, src), 0)
-        _, _, base = store.play(board_row, code)
+        base = store.play(board_row, code)
         f = _Frontier(
             seq=seq,
             board_row=torch.arange(base, base + len(row), device=x.device),
@@ -464,16 +468,22 @@ def _collect(x, seqs: _Sequences, levels: list[_Level], store: _BoardStore, t: _
     prev, code, parents = [stuck], [torch.full_like(stuck, _NO_STEP)], [stuck]
     seq, paths = [torch.zeros_like(stuck)], [torch.full((len(stuck), 4), -1, dtype=torch.int8, device=device)]
     for k, (lv, parent) in enumerate(zip(levels, level_parent, strict=True)):
-        parts = [(lv.prev, lv.code, parent, lv.seq, lv.paths)]
+        parts = [slice(None)]
         if k == 1 and len(levels) > 2:  # the non-doubles' second steps are all final
             first = int(torch.searchsorted(lv.seq, 2 * seqs.singles))
-            parts = [tuple(v if v is None else v[:first] for v in parts[0]),
-                     tuple(v if v is None else v[first:] for v in parts[0])]  # fmt: skip
+            parts = [slice(None, first), slice(first, None)]
         for part in parts:
-            rows = _kept(k, part[2], part[3], levels, reached, seqs)
-            for lists, v in zip((prev, code, parents, seq, paths), part, strict=True):
-                if v is not None and (lists is prev or lists is code or lists is parents or with_paths):
-                    lists.append(v if rows is None else v.index_select(0, rows))
+            rows = _kept(k, parent[part], lv.seq[part], levels, reached, seqs)
+
+            def pick(v: torch.Tensor, part=part, rows=rows) -> torch.Tensor:
+                return v[part] if rows is None else v[part].index_select(0, rows)
+
+            prev.append(pick(lv.prev))
+            code.append(pick(lv.code))
+            parents.append(pick(parent))
+            if with_paths:
+                seq.append(pick(lv.seq))
+                paths.append(pick(lv.paths))
 
     prev, code, parent = torch.cat(prev), torch.cat(code), torch.cat(parents)
     survivors = _drop_duplicates(store.hashes, prev, code, parent, seqs, t)

@@ -25,6 +25,9 @@ def save_atomic(obj: dict[str, Any], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it owner-only; a checkpoint is an ordinary file
     try:
         with os.fdopen(fd, "wb") as f:
             torch.save(obj, f)

@@ -9,13 +9,14 @@
 
 from bgai.opponent.export import FORMAT, default_name, export_opponent
 from bgai.opponent.levels import LEVELS, Level, get_level
-from bgai.opponent.opponent import Opponent, opponent_player
+from bgai.opponent.opponent import Opponent, OpponentPlayer, opponent_player
 
 __all__ = [
     "FORMAT",
     "LEVELS",
     "Level",
     "Opponent",
+    "OpponentPlayer",
     "default_name",
     "export_opponent",
     "get_level",

@@ -35,7 +35,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +133,7 @@ def export_opponent(
     Returns the folder. Existing ``bgai.json``/weights there are replaced. A bad checkpoint, level
     or (with ``onnx``) a missing ``onnx`` package raises a one-line ``ValueError``.
     """
-    from safetensors.torch import save_file
+    from safetensors.torch import save
 
     lvl = get_level(level)
     name = name or default_name(lvl.name)
@@ -150,7 +149,7 @@ def export_opponent(
     tensors = {k: v.detach().cpu().contiguous().clone() for k, v in net.state_dict().items()}
     metadata = {"format": FORMAT, "name": name, "architecture": json.dumps(net.spec(), sort_keys=True)}
     weights = out / WEIGHTS_FILE
-    save_file(tensors, str(weights), metadata=metadata)
+    _write_atomic(weights, save(tensors, metadata=metadata))
     info["weights"]["sha256"] = _sha256(weights)
     if onnx:
         info["onnx"] = export_onnx(net, out / ONNX_FILE)
@@ -162,16 +161,18 @@ def export_opponent(
 
 
 def write_config(folder: str | Path, info: dict[str, Any]) -> None:
-    """Write ``bgai.json`` atomically (temporary file, then rename)."""
-    folder = Path(folder)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{CONFIG_FILE}.", suffix=".tmp")
+    """Write ``bgai.json`` atomically."""
+    _write_atomic(Path(folder) / CONFIG_FILE, (json.dumps(info, indent=2) + "\n").encode())
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write a temporary file next to ``path``, then rename it: never a torn file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(info, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, folder / CONFIG_FILE)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

@@ -322,8 +322,11 @@ def grade(
     began = time.perf_counter()
     if judge is None:
         judge = load_judge(None, getattr(player, "evaluator", None))
+    opponents = reference_opponents() if opponents is None else opponents
+    if not opponents:
+        raise ValueError("grading needs at least one reference opponent to play")
     matches, made = [], []
-    for opponent in opponents if opponents is not None else reference_opponents():
+    for opponent in opponents:
         result = duel(player, opponent, games, seed, record=True, progress=progress, parallel=parallel)
         matches.append(Match.of(result))
         made.append(decisions_of(result.records or [], "A"))

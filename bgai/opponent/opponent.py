@@ -68,7 +68,7 @@ class OpponentPlayer(SearchPlayer):
 
     def __init__(
         self, evaluator: NetEvaluator, plies: int, move_filter: MoveFilter, noise: float, seed: int, name: str
-    ):
+    ) -> None:
         super().__init__(evaluator, plies, move_filter, noise, seed, name=name)
         self.cube_evaluator = evaluator if noise <= 0 else _NoisyEvaluator(evaluator, noise, seed)
 

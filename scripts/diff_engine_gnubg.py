@@ -167,7 +167,7 @@ def sample_streams(pairs: int, seed: int) -> list[tuple[str, torch.Tensor, torch
     per = -(-pairs // len(STREAMS))
     out = []
     for i, (label, kind, variant) in enumerate(STREAMS):
-        boards, dice = sample_positions(per, kind, seed=seed * 1000 + i, variant=variant)
+        boards, dice = sample_positions(per, kind, seed=seed * 1000 + i, variant=variant, games=1000)
         out.append((label, boards, dice))
     return out
 

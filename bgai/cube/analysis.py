@@ -221,8 +221,11 @@ def analyse_positions(
     nd, dt, dp = np.empty(n), np.empty(n), np.empty(n)
     decision: list[str] = [""] * n
     probs = np.empty((n, 5))
-    for state in dict.fromkeys(states):
-        rows = np.array([i for i, s in enumerate(states) if s == state])
+    groups: dict[CubeState, list[int]] = {}
+    for i, state in enumerate(states):
+        groups.setdefault(state, []).append(i)
+    for state, members in groups.items():
+        rows = np.array(members)
         part = cube_analysis(tree.subset(rows), state, met)
         nd[rows], dt[rows], dp[rows], probs[rows] = part.nd, part.dt, part.dp, part.probs
         for row, label in zip(rows, part.decision, strict=True):

@@ -485,13 +485,15 @@ def _collect(x, seqs: _Sequences, levels: list[_Level], store: _BoardStore, t: _
                 seq.append(pick(lv.seq))
                 paths.append(pick(lv.paths))
 
-    prev, code, parent = torch.cat(prev), torch.cat(code), torch.cat(parents)
+    prev, code, parent = _joined("prev", prev), _joined("code", code), _joined("parent", parents)
     survivors = _drop_duplicates(store.hashes, prev, code, parent, seqs, t)
     if survivors is not None:
         parent = parent.index_select(0, survivors)
     order = _by_parent(parent)
     chosen = order if survivors is None else survivors.index_select(0, order)
-    boards = store.children(prev.index_select(0, chosen), code.index_select(0, chosen))
+    prev = torch.index_select(prev, 0, chosen, out=_scratch("chosen prev", chosen.shape, torch.long, device))
+    code = torch.index_select(code, 0, chosen, out=_scratch("chosen code", chosen.shape, torch.long, device))
+    boards = store.children(prev, code)
     parent = parent.index_select(0, order)
     if not with_paths:
         return Afterstates(boards, parent)
@@ -499,6 +501,12 @@ def _collect(x, seqs: _Sequences, levels: list[_Level], store: _BoardStore, t: _
     dice = seqs.dice.index_select(0, torch.cat(seq).index_select(0, chosen))
     dice = torch.where(sources >= 0, dice, 0)
     return Afterstates(boards, parent, sources, dice)
+
+
+def _joined(name: str, parts: list[torch.Tensor]) -> torch.Tensor:
+    """``torch.cat(parts)`` into a reused buffer."""
+    out = _scratch(f"joined {name}", (sum(len(p) for p in parts),), parts[0].dtype, parts[0].device)
+    return torch.cat(parts, out=out)
 
 
 def _kept(k: int, parent, seq, levels: list[_Level], reached, seqs: _Sequences) -> torch.Tensor | None:

@@ -78,7 +78,8 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
             own = load_checkpoint(latest)
             ckpt = {**ckpt, **{k: own[k] for k in ("rng", "selfplay", "buffer")}}
         _restore(ckpt, net, optimizer, generator, selfplay, progress, buffer, cfg, device)
-        log(f"resumed {run_dir} at {progress.games} games")
+        if rank == 0:
+            log(f"resumed {run_dir} at {progress.games} games")
 
     writer = _writer(run_dir) if rank == 0 else None
     if rank == 0:

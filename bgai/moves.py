@@ -25,8 +25,8 @@ import torch
 
 from bgai.engine.board import pip_counts, swap_sides
 from bgai.engine.movegen import afterstates
+from bgai.engine.steps import BAR_POINT, OFF_POINT, Step, apply_steps, path_steps
 from bgai.formats import encode_position_id, format_move, parse_move, read_position
-from bgai.formats.notation import BAR_POINT, OFF_POINT, Step
 
 __all__ = [
     "apply_move",
@@ -96,20 +96,9 @@ def position_and_roll(
 # --- from the engine's paths to notation ----------------------------------------------------
 
 
-def _steps_of_path(sources: Sequence[int], dice: Sequence[int]) -> list[Step]:
-    """The engine's path (source index 0-24, die per step; -1 = no step) as 1-based (from, to)."""
-    steps = []
-    for source, die in zip(sources, dice, strict=True):
-        if source < 0:
-            continue
-        start = int(source) + 1  # index 24 (the bar) is point 25
-        steps.append((start, max(start - int(die), OFF_POINT)))
-    return steps
-
-
 def notation_of(board: np.ndarray, sources: Sequence[int], dice: Sequence[int]) -> str:
     """gnubg's notation of the path ``sources``/``dice`` (as in :class:`Afterstates`) on ``board``."""
-    return format_move(np.asarray(board), _steps_of_path(sources, dice))
+    return format_move(np.asarray(board), path_steps(sources, dice))
 
 
 def _sort_key(move: Move) -> list[Step]:
@@ -205,29 +194,12 @@ def _position_after(board: np.ndarray) -> str | None:
         return None
 
 
-def _move_checker(board: np.ndarray, source: int, dest: int) -> None:
-    """Move one checker ``source`` -> ``dest`` (1-based, 25 bar, 0 off), hitting a blot there.
-
-    The caller has checked that ``source`` holds a checker.
-    """
-    board[1, source - 1] -= 1
-    if dest == OFF_POINT:
-        return
-    board[1, dest - 1] += 1
-    opponent_index = 24 - dest
-    if board[0, opponent_index] == 1:
-        board[0, opponent_index] = 0
-        board[0, 24] += 1
-
-
 def _play_directly(board: np.ndarray, steps: list[Step]) -> str | None:
     """The written steps played as they stand (no hits on the way), or None if impossible."""
-    after = board.astype(np.int16)
-    for source, dest in steps:
-        if after[1, source - 1] == 0:
-            return None
-        _move_checker(after, source, dest)
-    return _position_after(after)
+    try:
+        return _position_after(apply_steps(board, steps))
+    except ValueError:
+        return None
 
 
 def _step_problem(board: np.ndarray, source: int, die: int) -> str | None:
@@ -283,12 +255,12 @@ def _interpretations(steps: list[Step], pool: tuple[int, ...]) -> Iterator[list[
 
 def _play_singles(board: np.ndarray, singles: list[tuple[int, int]]) -> tuple[np.ndarray | None, str, int]:
     """Play (source, die) steps by the one-die rules: (board or None, problem, steps played)."""
-    after = board.astype(np.int16)
+    after = board
     for k, (source, die) in enumerate(singles):
         problem = _step_problem(after, source, die)
         if problem is not None:
             return None, problem, k
-        _move_checker(after, source, max(source - die, OFF_POINT))
+        after = apply_steps(after, [(source, max(source - die, OFF_POINT))])
     return after, "", len(singles)
 
 

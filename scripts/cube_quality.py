@@ -41,8 +41,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_cube_golden import cube_state, gnubg_cube_analysis, gnubg_output  # noqa: E402 (the oracle)
 
-from bgai.bots import load_player  # noqa: E402
-from bgai.cli.hint_cmd import _searcher  # noqa: E402
+from bgai.bots import evaluator_of, load_player  # noqa: E402
 from bgai.cube import CubeState, analyse_cube  # noqa: E402
 from bgai.cube.analysis import answer_to_double, cube_efficiencies, doubles  # noqa: E402
 from bgai.cube.search import cube_analysis, roll_tree  # noqa: E402
@@ -187,7 +186,7 @@ def main() -> None:
         evaluator, plies_list, player_name, args.judge_plies = GnubgEvaluator(0), [0], "gnubg-0ply-probs", 0
     else:
         player = load_player(args.player)
-        evaluator, spec_plies, _ = _searcher(player)
+        evaluator, spec_plies, _ = evaluator_of(player, "cube analysis")
         plies_list = [spec_plies] if args.plies is None else [int(p) for p in args.plies.split(",")]
         player_name = player.name
     for command in (

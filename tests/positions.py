@@ -98,3 +98,71 @@ def moves_of(board: torch.Tensor, dice: tuple[int, int]) -> set[Key]:
 def shown(keys: set[Key]) -> list[str]:
     """Boards of a :func:`moves_of` set in :func:`pos` notation, sorted (for failure messages)."""
     return sorted(show(torch.tensor(k)) for k in keys)
+
+
+# --- boards at random, boards from dictionaries, and a game gnubg played -------------------
+
+
+def random_board(rng, empty_sides: bool = False):
+    """A (2, 25) int8 numpy board drawn with ``rng`` (a numpy Generator): up to 15 checkers a
+    side on random points and bars, never both sides on one point.
+
+    A side left without checkers gets one on its bar (gnubg treats a side with no checkers as a
+    finished game), unless ``empty_sides``.
+    """
+    board = torch.zeros((2, 25), dtype=torch.int8).numpy()
+    for row in (1, 0):
+        for _ in range(rng.integers(0, 16)):
+            i = int(rng.integers(0, 25))
+            if i == 24 or board[1 - row, 23 - i] == 0:
+                board[row, i] += 1
+        if board[row].sum() == 0 and not empty_sides:
+            board[row, 24] = 1
+    return board
+
+
+def random_boards(seed: int, n: int, opponent_bar: bool = False) -> torch.Tensor:
+    """``n`` legal-looking boards ``(n, 2, 25)``: 1-15 draws of a point per side (repeats stack),
+    the player on roll's bar included, the opponent's bar only with ``opponent_bar``; never
+    both sides on one point."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    boards = np.zeros((n, 2, 25), dtype=np.int8)
+    for i in range(n):
+        for p in rng.choice(25, size=int(rng.integers(1, 16))):
+            boards[i, 1, p] += 1
+        free = [p for p in range(24) if boards[i, 1, 23 - p] == 0] + ([24] if opponent_bar else [])
+        for p in rng.choice(free, size=int(rng.integers(1, 16))):
+            boards[i, 0, p] += 1
+    return torch.as_tensor(boards)
+
+
+def points_board(mover: dict[int, int], opponent: dict[int, int] | None = None):
+    """A (2, 25) int8 numpy board from {point: checkers}, **both numbered from the mover's side**
+    (25 = that side's bar); the mover is on roll (row 1)."""
+    board = torch.zeros((2, 25), dtype=torch.int8).numpy()
+    for point, n in mover.items():
+        board[1, point - 1] = n
+    for point, n in (opponent or {}).items():
+        board[0, 24 if point == 25 else 24 - point] = n
+    return board
+
+
+GNUBG_GAME = [
+    ("4HPwATDgc/ABMA", "51", "24/23 13/8", "4PPgASjgc/ABMA"),
+    ("4PPgASjgc/ABMA", "33", "24/21(2) 13/10(2)", "4HPGAQbg8+ABKA"),
+    ("4HPGAQbg8+ABKA", "62", "24/16", "4PPgERDgc8YBBg"),
+    ("4PPgERDgc8YBBg", "66", "21/9*(2)", "4HMbBwDg8+ABSA"),
+    ("4HMbBwDg8+ABSA", "63", "bar/22 13/7", "4OvBARTgcxsHAA"),
+    ("4OvBARTgcxsHAA", "51", "10/5 6/5", "sOcWBwDg68EBFA"),
+    ("sOcWBwDg68EBFA", "64", "13/7 8/4", "yLeDARSw5xYHAA"),
+    ("yLeDARSw5xYHAA", "33", "13/10 8/5 6/3*(2)", "zM02BgDIt4MBSA"),
+    ("zM02BgDIt4MBSA", "21", "bar/24 6/4", "mLeDASjMzTYGAA"),
+    ("mLeDASjMzTYGAA", "44", "13/9(2) 8/4(2)", "bDfeAACYt4MBKA"),
+    ("bDfeAACYt4MBKA", "21", "13/11 6/5", "WLcjAShsN94AAA"),
+    ("WLcjAShsN94AAA", "61", "9/3 5/4", "3G3cAABYtyMBKA"),
+    ("3G3cAABYtyMBKA", "53", "8/5 8/3", "tN0iASjcbdwAAA"),
+]
+"""One game as gnubg played and printed it (reference/formats.md §1): (Position ID before,
+dice, the move in gnubg's notation, Position ID after with the opponent on roll). [verified]"""

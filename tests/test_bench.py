@@ -6,21 +6,11 @@ import json
 
 import numpy as np
 import pytest
-import torch
 
 from bgai.bench import dice_of, duel, league, opening_dice
 from bgai.bots import PubevalPlayer, RandomPlayer, load_player
 from bgai.cli.main import main
 from bgai.engine.board import starting_board
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """These tiny batches run fastest on one thread, and do not stall when the cores are busy."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def test_duplicate_dice_give_exactly_zero_for_a_player_against_itself():

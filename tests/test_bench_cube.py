@@ -18,14 +18,6 @@ from bgai.engine.board import starting_board
 from bgai.search import PubevalEvaluator
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def pubeval_with_cube() -> SearchPlayer:
     """Pubeval's moves, and cube answers from pubeval squashed into a win probability."""
     return SearchPlayer(PubevalEvaluator(), name="pubeval-cube")

@@ -6,24 +6,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from bgai.bench import duel
 from bgai.bench.cubeful import cubeful_duel, match_duel
-from bgai.bench.records import duel_session, mat_names, move_steps
+from bgai.bench.records import duel_session, mat_names
 from bgai.bots import PubevalPlayer, RandomPlayer, SearchPlayer
 from bgai.cli.main import main
-from bgai.engine.board import starting_board, swap_sides
-from bgai.formats.mat import apply_steps, load_mat, read_mat, save_mat, write_mat
+from bgai.engine import apply_steps, move_steps, starting_board, swap_sides
+from bgai.formats.mat import load_mat, read_mat, save_mat, write_mat
 from bgai.search import PubevalEvaluator
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 class Beaverer(PubevalPlayer):

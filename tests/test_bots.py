@@ -18,6 +18,7 @@ from bgai.bots import (
     load_player,
 )
 from bgai.cli.main import main
+from bgai.engine import apply_steps
 from bgai.engine.board import is_race, starting_board
 from bgai.engine.movegen import expand
 from bgai.engine.sampling import sample_positions
@@ -29,27 +30,11 @@ from tests.positions import key, pos
 OPENING = encode_position_id(starting_board())
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """These tiny batches run fastest on one thread, and do not stall when the cores are busy."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def play_pub_best_move(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     """The afterstate of gnubg_nn.pub_best_move (0-based steps, bar 24, off -1), mover in row 1."""
-    after = board.astype(np.int64).copy()
     steps = gnubg_nn.pub_best_move([list(map(int, row)) for row in board], d1, d2)
-    for source, dest in zip(steps[::2], steps[1::2], strict=True):
-        after[1, source] -= 1
-        if dest >= 0:
-            after[1, dest] += 1
-            if after[0, 23 - dest] == 1:  # a blot hit: it goes to the opponent's bar
-                after[0, 23 - dest] = 0
-                after[0, 24] += 1
-    return after
+    pairs = zip(steps[::2], steps[1::2], strict=True)
+    return apply_steps(board, [(source + 1, dest + 1) for source, dest in pairs])  # to 25 bar, 0 off
 
 
 @pytest.mark.parametrize(

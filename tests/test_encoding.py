@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 
 from bgai.engine.board import starting_board, swap_sides
 from bgai.model.encoding import ENCODINGS, RICH, TESAURO198, get_encoding
+from tests.positions import random_boards
 
 
 def board(on_roll: dict[int, int], opponent: dict[int, int]) -> torch.Tensor:
@@ -17,19 +17,6 @@ def board(on_roll: dict[int, int], opponent: dict[int, int]) -> torch.Tensor:
         for point, n in side.items():
             b[0, row, point - 1] = n
     return b
-
-
-def random_boards(seed: int, n: int) -> torch.Tensor:
-    """Legal-looking boards (no shared points), with bars and borne-off checkers."""
-    rng = np.random.default_rng(seed)
-    boards = np.zeros((n, 2, 25), dtype=np.int8)
-    for i in range(n):
-        for p in rng.choice(25, size=int(rng.integers(1, 16))):
-            boards[i, 1, p] += 1
-        free = [p for p in range(24) if boards[i, 1, 23 - p] == 0] + [24]
-        for p in rng.choice(free, size=int(rng.integers(1, 16))):
-            boards[i, 0, p] += 1
-    return torch.as_tensor(boards)
 
 
 def units(values: dict[str, float], enc=TESAURO198) -> torch.Tensor:
@@ -80,7 +67,7 @@ def test_tesauro198_of_a_bearoff_with_checkers_on_the_bar():
 
 @pytest.mark.parametrize("enc", [TESAURO198, RICH], ids=lambda e: e.name)
 def test_batch_equals_row_by_row(enc):
-    boards = random_boards(1, 64)
+    boards = random_boards(1, 64, opponent_bar=True)
     batch = enc(boards)
     assert batch.shape == (64, enc.size) and batch.dtype == torch.float32
     rows = torch.cat([enc(b[None]) for b in boards])
@@ -90,7 +77,7 @@ def test_batch_equals_row_by_row(enc):
 
 @pytest.mark.parametrize("enc", [TESAURO198, RICH], ids=lambda e: e.name)
 def test_passing_the_turn_swaps_the_two_sides_blocks(enc):
-    boards = random_boards(2, 64)
+    boards = random_boards(2, 64, opponent_bar=True)
     x, y = enc(boards), enc(swap_sides(boards))
     for i, name in enumerate(enc.names):
         if name.startswith("on_roll."):
@@ -207,7 +194,7 @@ def exposure_by_hand(me: list[int], opp: list[int]) -> float:
 
 
 def test_batched_escapes_and_exposure_follow_their_definitions():
-    boards = random_boards(3, 200)
+    boards = random_boards(3, 200, opponent_bar=True)
     x = RICH(boards)
     for side, (me_row, opp_row) in (("on_roll", (1, 0)), ("opponent", (0, 1))):
         want_esc = [escapes_by_hand(b[me_row].tolist(), b[opp_row].tolist()) for b in boards]

@@ -7,6 +7,7 @@ import pytest
 
 from bgai.engine.board import starting_board
 from bgai.formats import MatchState, draw_board, encode_gnubg_id
+from tests.positions import random_board
 
 START_X_ON_ROLL = """\
  Position ID: 4HPwATDgc/ABMA
@@ -45,19 +46,6 @@ BEAROFF_O_ON_ROLL = """\
  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: X (Cube: 4)
  Pip counts: O 122, X 31   Borne off: O 1, X 8
 """
-
-
-def random_board(rng: np.random.Generator) -> np.ndarray:
-    """A board with 1-15 checkers a side, never both sides on one point."""
-    board = np.zeros((2, 25), dtype=np.int8)
-    for row in (1, 0):
-        for _ in range(rng.integers(0, 16)):
-            i = int(rng.integers(0, 25))
-            if i == 24 or board[1 - row, 23 - i] == 0:
-                board[row, i] += 1
-        if board[row].sum() == 0:
-            board[row, 24] = 1  # gnubg treats a side with no checkers as a finished game
-    return board
 
 
 def test_starting_position_in_a_match():

@@ -19,6 +19,7 @@ from bgai.formats import (
     encode_position_key,
     read_position,
 )
+from tests.positions import random_board
 
 START_ID = "4HPwATDgc/ABMA"
 
@@ -29,17 +30,6 @@ def side(points: dict[int, int]) -> list[int]:
     for point, n in points.items():
         row[point - 1] = n
     return row
-
-
-def random_board(rng: np.random.Generator) -> np.ndarray:
-    """A legal-looking board: up to 15 checkers a side, never both sides on one point."""
-    board = np.zeros((2, 25), dtype=np.int8)
-    for row in (1, 0):
-        for _ in range(rng.integers(0, 16)):
-            i = int(rng.integers(0, 25))
-            if i == 24 or board[1 - row, 23 - i] == 0:
-                board[row, i] += 1
-    return board
 
 
 # --- Position ID ---------------------------------------------------------------------------
@@ -233,7 +223,7 @@ class TestAgainstGnubg:
     def test_random_position_ids(self):
         rng = np.random.default_rng(20240601)
         for _ in range(2000):
-            board = random_board(rng)
+            board = random_board(rng, empty_sides=True)
             pid = encode_position_id(board)
             as_lists = [board[0].tolist(), board[1].tolist()]
             assert pid == gnubg.positionid(as_lists) == gnubg_nn.position_id(as_lists)

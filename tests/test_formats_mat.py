@@ -11,14 +11,13 @@ import gnubg
 import pytest
 import torch
 
-from bgai.engine import afterstates, checkers_per_side, game_value, starting_board, swap_sides
+from bgai.engine import afterstates, apply_steps, checkers_per_side, game_value, starting_board, swap_sides
 from bgai.engine.choice import random_child
 from bgai.formats import encode_position_id
 from bgai.formats.mat import (
     Action,
     GameRecord,
     MatchRecord,
-    apply_steps,
     load_mat,
     read_mat,
     save_mat,

@@ -8,56 +8,17 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-from bgai.engine.board import starting_board, swap_sides
+from bgai.engine import apply_steps, starting_board, swap_sides
 from bgai.formats import decode_position_id, encode_position_id, format_move, format_move_plain, parse_move
-
-# (before, dice, move as gnubg prints it, after with the opponent on roll) [verified]
-GAME = [
-    ("4HPwATDgc/ABMA", "51", "24/23 13/8", "4PPgASjgc/ABMA"),
-    ("4PPgASjgc/ABMA", "33", "24/21(2) 13/10(2)", "4HPGAQbg8+ABKA"),
-    ("4HPGAQbg8+ABKA", "62", "24/16", "4PPgERDgc8YBBg"),
-    ("4PPgERDgc8YBBg", "66", "21/9*(2)", "4HMbBwDg8+ABSA"),
-    ("4HMbBwDg8+ABSA", "63", "bar/22 13/7", "4OvBARTgcxsHAA"),
-    ("4OvBARTgcxsHAA", "51", "10/5 6/5", "sOcWBwDg68EBFA"),
-    ("sOcWBwDg68EBFA", "64", "13/7 8/4", "yLeDARSw5xYHAA"),
-    ("yLeDARSw5xYHAA", "33", "13/10 8/5 6/3*(2)", "zM02BgDIt4MBSA"),
-    ("zM02BgDIt4MBSA", "21", "bar/24 6/4", "mLeDASjMzTYGAA"),
-    ("mLeDASjMzTYGAA", "44", "13/9(2) 8/4(2)", "bDfeAACYt4MBKA"),
-    ("bDfeAACYt4MBKA", "21", "13/11 6/5", "WLcjAShsN94AAA"),
-    ("WLcjAShsN94AAA", "61", "9/3 5/4", "3G3cAABYtyMBKA"),
-    ("3G3cAABYtyMBKA", "53", "8/5 8/3", "tN0iASjcbdwAAA"),
-]
+from tests.positions import GNUBG_GAME, points_board
 
 
-def position(mover: dict[int, int], opponent: dict[int, int] | None = None) -> np.ndarray:
-    """A board from {point: checkers}, **both numbered from the mover's side** (25 = bar)."""
-    board = np.zeros((2, 25), dtype=np.int8)
-    for point, n in mover.items():
-        board[1, point - 1] = n
-    for point, n in (opponent or {}).items():
-        board[0, 24 if point == 25 else 24 - point] = n
-    return board
-
-
-def play(board: np.ndarray, steps: list[tuple[int, int]]) -> np.ndarray:
-    """Apply steps for the player on roll, hitting blots, then hand the turn over."""
-    after = board.copy()
-    for source, dest in steps:
-        after[1, source - 1] -= 1
-        if dest:
-            if after[0, 24 - dest] == 1:
-                after[0, 24 - dest] = 0
-                after[0, 24] += 1
-            after[1, dest - 1] += 1
-    return swap_sides(after)
-
-
-@pytest.mark.parametrize(("before", "dice", "move", "after"), GAME)
+@pytest.mark.parametrize(("before", "dice", "move", "after"), GNUBG_GAME)
 def test_game_moves_print_and_play_as_gnubg(before, dice, move, after):
     board = decode_position_id(before)
     steps = parse_move(move)  # merged sub-moves (24/16) parse as one step, so ignore the dice
     assert format_move(board, steps) == move
-    assert encode_position_id(play(board, steps)) == after
+    assert encode_position_id(swap_sides(apply_steps(board, steps))) == after
 
 
 def test_steps_of_one_checker_merge():
@@ -66,9 +27,9 @@ def test_steps_of_one_checker_merge():
 
 
 def test_merging_keeps_a_point_where_the_checker_hit():
-    assert format_move(position({8: 1}, {3: 1, 1: 1}), [(8, 3), (3, 1)]) == "8/3*/1*"
-    assert format_move(position({25: 1}, {24: 1}), [(25, 24), (24, 18)]) == "bar/24*/18"
-    assert format_move(position({6: 1}, {3: 1}), [(6, 3), (3, 1)]) == "6/3*/1"
+    assert format_move(points_board({8: 1}, {3: 1, 1: 1}), [(8, 3), (3, 1)]) == "8/3*/1*"
+    assert format_move(points_board({25: 1}, {24: 1}), [(25, 24), (24, 18)]) == "bar/24*/18"
+    assert format_move(points_board({6: 1}, {3: 1}), [(6, 3), (3, 1)]) == "6/3*/1"
 
 
 def test_play_order_does_not_matter():
@@ -78,11 +39,11 @@ def test_play_order_does_not_matter():
 
 
 def test_only_the_first_checker_on_a_blot_hits():
-    assert format_move(position({8: 1, 6: 1}, {5: 1}), [(6, 5), (8, 5)]) == "8/5* 6/5"
+    assert format_move(points_board({8: 1, 6: 1}, {5: 1}), [(6, 5), (8, 5)]) == "8/5* 6/5"
 
 
 def test_bearing_off_and_repeats():
-    board = position({6: 4, 5: 1})
+    board = points_board({6: 4, 5: 1})
     assert format_move(board, [(6, 0), (5, 1), (6, 0), (6, 0)]) == "6/off(3) 5/1"
     assert format_move(board, [(5, 0), (6, 0)]) == "6/off 5/off"
 
@@ -97,9 +58,9 @@ def test_plain_style_keeps_play_order_and_numbers():
     board = decode_position_id("yLeDARSw5xYHAA")
     steps = [(13, 10), (8, 5), (6, 3), (6, 3)]
     assert format_move_plain(board, steps) == "13/10 8/5 6/3* 6/3"  # as gnubg's .mat export
-    assert format_move_plain(position({25: 1, 6: 5}, {24: 1}), [(25, 24)]) == "25/24*"
-    assert format_move_plain(position({6: 2}), [(6, 0), (6, 0)]) == "6/0 6/0"
-    assert format_move_plain(position({8: 1}, {3: 1, 1: 1}), [(8, 3), (3, 1)]) == "8/3* 3/1*"
+    assert format_move_plain(points_board({25: 1, 6: 5}, {24: 1}), [(25, 24)]) == "25/24*"
+    assert format_move_plain(points_board({6: 2}), [(6, 0), (6, 0)]) == "6/0 6/0"
+    assert format_move_plain(points_board({8: 1}, {3: 1, 1: 1}), [(8, 3), (3, 1)]) == "8/3* 3/1*"
 
 
 @pytest.mark.parametrize(

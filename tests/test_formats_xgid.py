@@ -7,6 +7,7 @@ import pytest
 
 from bgai.engine.board import starting_board, swap_sides
 from bgai.formats import MatchState, decode_position_id, encode_gnubg_id, format_xgid, parse_xgid
+from tests.positions import random_board
 
 START = "-b----E-C---eE---c-e----B-"
 
@@ -20,19 +21,6 @@ XGID_TO_GNUBGID = [
     ("XGID=-aa---E-G---dAa--b-d--b-B-:0:0:-1:31:0:0:0:7:10", "4PMHATCMZ+QBKA:MIHlAAAAAAAE"),
     ("XGID=-A-aB-E-a---dD-a-b-bb-b-BA:1:-1:1:00:3:1:0:5:10", "zGbiIQgxH/AAWA:QQmgABAAGAAE"),
 ]
-
-
-def random_board(rng: np.random.Generator) -> np.ndarray:
-    """A board with 1-15 checkers a side, never both sides on one point."""
-    board = np.zeros((2, 25), dtype=np.int8)
-    for row in (1, 0):
-        for _ in range(rng.integers(0, 16)):
-            i = int(rng.integers(0, 25))
-            if i == 24 or board[1 - row, 23 - i] == 0:
-                board[row, i] += 1
-        if board[row].sum() == 0:
-            board[row, 24] = 1  # gnubg treats a side with no checkers as a finished game
-    return board
 
 
 @pytest.mark.parametrize(("xgid", "gnubg_id"), XGID_TO_GNUBGID)

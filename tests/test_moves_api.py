@@ -15,25 +15,9 @@ from bgai.engine.board import swap_sides
 from bgai.engine.sampling import sample_positions
 from bgai.formats import decode_position_id, encode_position_id, format_move_plain
 from bgai.moves import apply_move, legal_moves, legal_moves_batch, notation_of, parse_dice, pip_count
+from tests.positions import GNUBG_GAME, points_board
 
 START = "4HPwATDgc/ABMA"
-
-# formats.md §1: (before, dice, move as gnubg prints it, after with the opponent on roll) [verified]
-GAME = [
-    ("4HPwATDgc/ABMA", "51", "24/23 13/8", "4PPgASjgc/ABMA"),
-    ("4PPgASjgc/ABMA", "33", "24/21(2) 13/10(2)", "4HPGAQbg8+ABKA"),
-    ("4HPGAQbg8+ABKA", "62", "24/16", "4PPgERDgc8YBBg"),
-    ("4PPgERDgc8YBBg", "66", "21/9*(2)", "4HMbBwDg8+ABSA"),
-    ("4HMbBwDg8+ABSA", "63", "bar/22 13/7", "4OvBARTgcxsHAA"),
-    ("4OvBARTgcxsHAA", "51", "10/5 6/5", "sOcWBwDg68EBFA"),
-    ("sOcWBwDg68EBFA", "64", "13/7 8/4", "yLeDARSw5xYHAA"),
-    ("yLeDARSw5xYHAA", "33", "13/10 8/5 6/3*(2)", "zM02BgDIt4MBSA"),
-    ("zM02BgDIt4MBSA", "21", "bar/24 6/4", "mLeDASjMzTYGAA"),
-    ("mLeDASjMzTYGAA", "44", "13/9(2) 8/4(2)", "bDfeAACYt4MBKA"),
-    ("bDfeAACYt4MBKA", "21", "13/11 6/5", "WLcjAShsN94AAA"),
-    ("WLcjAShsN94AAA", "61", "9/3 5/4", "3G3cAABYtyMBKA"),
-    ("3G3cAABYtyMBKA", "53", "8/5 8/3", "tN0iASjcbdwAAA"),
-]
 
 # formats.md §1: distinct legal moves from the starting position, by roll [verified]
 START_COUNTS = {
@@ -44,12 +28,7 @@ START_COUNTS = {
 
 def pos(mover: dict[int, int], opponent: dict[int, int] | None = None) -> str:
     """Position ID from {point: checkers}, **both numbered from the mover's side** (25 = bar)."""
-    board = np.zeros((2, 25), dtype=np.int8)
-    for point, n in mover.items():
-        board[1, point - 1] = n
-    for point, n in (opponent or {}).items():
-        board[0, 24 if point == 25 else 24 - point] = n
-    return encode_position_id(board)
+    return encode_position_id(points_board(mover, opponent))
 
 
 class TestLegalMoves:
@@ -87,7 +66,7 @@ class TestLegalMoves:
             if text == "24/23 13/8":
                 assert pid == "4PPgASjgc/ABMA"
 
-    @pytest.mark.parametrize(("before", "dice", "move", "after"), GAME)
+    @pytest.mark.parametrize(("before", "dice", "move", "after"), GNUBG_GAME)
     def test_notation_of_each_game_move_is_gnubgs(self, before, dice, move, after):
         assert dict((pid, text) for text, pid in legal_moves(before, dice))[after] == move
 
@@ -122,14 +101,14 @@ class TestLegalMoves:
         assert notation_of(board, [23, 17, -1, -1], [6, 2, 0, 0]) == "24/16"
 
     def test_the_batch_gives_the_same_lists(self):
-        boards = np.stack([decode_position_id(p) for p, *_ in GAME])
-        dice = [parse_dice(d) for _, d, *_ in GAME]
+        boards = np.stack([decode_position_id(p) for p, *_ in GNUBG_GAME])
+        dice = [parse_dice(d) for _, d, *_ in GNUBG_GAME]
         batch = legal_moves_batch(boards, dice)
-        assert batch == [legal_moves(p, d) for p, d, *_ in GAME]
+        assert batch == [legal_moves(p, d) for p, d, *_ in GNUBG_GAME]
 
 
 class TestApplyMove:
-    @pytest.mark.parametrize(("before", "dice", "move", "after"), GAME)
+    @pytest.mark.parametrize(("before", "dice", "move", "after"), GNUBG_GAME)
     def test_game_moves_reach_gnubgs_positions(self, before, dice, move, after):
         assert apply_move(before, dice, move) == after
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 
-import numpy as np
 import pytest
 import torch
 
@@ -13,19 +12,7 @@ from bgai.model.encoding import ENCODINGS, RICH, TESAURO198
 from bgai.model.net import SplitNet, ValueNet, build_net, check_spec
 from bgai.model.probs import cubeless_equity, invert, probs_from_logits
 from bgai.model.pubeval import pubeval_scores
-
-
-def random_boards(seed: int, n: int) -> torch.Tensor:
-    """Boards with checkers spread at random (legal-looking: no shared points)."""
-    rng = np.random.default_rng(seed)
-    boards = np.zeros((n, 2, 25), dtype=np.int8)
-    for i in range(n):
-        for p in rng.choice(25, size=int(rng.integers(1, 16))):
-            boards[i, 1, p] += 1
-        free = [p for p in range(24) if boards[i, 1, 23 - p] == 0]
-        for p in rng.choice(free, size=int(rng.integers(1, 16))):
-            boards[i, 0, p] += 1
-    return torch.as_tensor(boards)
+from tests.positions import random_boards
 
 
 def assert_consistent(p: torch.Tensor) -> None:

@@ -34,15 +34,6 @@ from tests.positions import pos
 KEEP_ALL = (FilterStage(1000, 0, 0.0), FilterStage(1000, 0, 0.0))
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """These tiny batches run fastest on one thread, and do not stall when the cores are busy."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.fixture(scope="module")
 def evaluator() -> NetEvaluator:
     torch.manual_seed(1234)

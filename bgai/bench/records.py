@@ -6,7 +6,7 @@ cubeless duel and ``--cube``) is one file of match length 0 whose score lines ar
 running totals of the session; a match is one file per match.
 
 Moves are stored as single-die steps in play order, found by replaying the engine's path to
-the chosen afterstate (:func:`move_steps`).
+the chosen afterstate (:func:`bgai.engine.move_steps`).
 """
 
 from __future__ import annotations
@@ -15,44 +15,9 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-import torch
 
-from bgai.engine.movegen import afterstates
+from bgai.engine.steps import Step, move_steps
 from bgai.formats.mat import Action, GameRecord, MatchRecord
-from bgai.formats.notation import Step
-
-_CHUNK = 4096  # boards per move-generator call when replaying many moves
-
-
-def move_steps(before, dice, after) -> list[list[Step]]:
-    """The steps ``(from, to)`` of each move ``before -> after`` (mover in row 1 of both).
-
-    ``before`` and ``after`` are ``(N, 2, 25)``, ``dice`` ``(N, 2)``. Points are the mover's,
-    1-based, 25 the bar and 0 borne off; a dance is ``[]``. Raises ``ValueError`` if an
-    ``after`` is not a legal result of its ``before`` and roll.
-    """
-    before = torch.as_tensor(np.asarray(before), dtype=torch.int8)
-    dice = torch.as_tensor(np.asarray(dice), dtype=torch.long)
-    after = torch.as_tensor(np.asarray(after), dtype=torch.int8)
-    steps: list[list[Step] | None] = [None] * len(before)
-    for start in range(0, len(before), _CHUNK):
-        stop = min(start + _CHUNK, len(before))
-        legal = afterstates(before[start:stop], dice[start:stop], with_paths=True)
-        same = (legal.boards == after[start:stop].index_select(0, legal.parent)).flatten(1).all(1)
-        rows = same.nonzero().squeeze(1).tolist()
-        parents = legal.parent[rows].tolist()
-        sources, used = legal.sources[rows].tolist(), legal.dice[rows].tolist()
-        for parent, path, path_dice in zip(parents, sources, used, strict=True):
-            if steps[start + parent] is None:
-                steps[start + parent] = [
-                    (source + 1, max(source + 1 - die, 0))
-                    for source, die in zip(path, path_dice, strict=True)
-                    if source >= 0
-                ]
-    missing = [i for i, s in enumerate(steps) if s is None]
-    if missing:
-        raise ValueError(f"move {missing[0]} is not a legal result of its position and roll")
-    return steps  # type: ignore[return-value]
 
 
 def move_action(column: int, dice: Sequence[int], steps: list[Step]) -> Action:

@@ -141,12 +141,10 @@ def cube_sense(player) -> CubePlayer:
     """The cube answers of ``player`` (see the module docstring for who gets which)."""
     if isinstance(player, CubePlayer):
         return player
-    from bgai.bots.players import GnubgPlayer, SearchPlayer
+    from bgai.bots.specs import evaluator_of
 
-    if isinstance(player, SearchPlayer):
-        return JanowskiCube(player.evaluator)
-    if isinstance(player, GnubgPlayer):
-        from bgai.search.evaluator import GnubgEvaluator
-
-        return JanowskiCube(GnubgEvaluator(0))
-    return NoCube()
+    try:
+        evaluator, _, _ = evaluator_of(player)
+    except ValueError:  # it evaluates no positions
+        return NoCube()
+    return JanowskiCube(evaluator)

@@ -35,6 +35,8 @@ import re
 from pathlib import Path
 
 from bgai.bots.players import GnubgPlayer, PlayerBase, PubevalPlayer, RandomPlayer, SearchPlayer
+from bgai.search.evaluator import Evaluator, GnubgEvaluator
+from bgai.search.ply import DEFAULT_FILTER, MoveFilter
 
 MAX_PLIES = 4
 _SPEC = re.compile(r"^(?P<base>.+?)(?:@(?P<plies>\d+)ply)?$")
@@ -94,6 +96,23 @@ def load_player(spec: str) -> PlayerBase:
     raise ValueError(f"unknown player {spec!r}: expected {SPEC_HELP}")
 
 
+def evaluator_of(player: PlayerBase, task: str = "this") -> tuple[Evaluator, int, MoveFilter]:
+    """(evaluator, plies, move filter) behind ``player``, for tools that rank moves or analyse
+    the cube with its judgement (``bgai hint``, ``bgai cube``).
+
+    A search player gives its own; a gnubg player gives gnubg's 0-ply net under bgai's search
+    at its plies. Players that evaluate no positions (random, pubeval) raise ``ValueError``
+    saying that ``task`` needs one.
+    """
+    if isinstance(player, SearchPlayer):
+        return player.evaluator, player.plies, player.move_filter
+    if isinstance(player, GnubgPlayer):
+        return GnubgEvaluator(0), player.plies, DEFAULT_FILTER
+    raise ValueError(
+        f"{task} needs a player that evaluates positions (best, a checkpoint, gnubg), not {player.name}"
+    )
+
+
 def _no_plies(spec: str, plies: int | None, what: str) -> None:
     if plies is not None:
         raise ValueError(f"bad player spec {spec!r}: {what} takes no @<n>ply")
@@ -111,7 +130,5 @@ def _gnubg_player(spec: str, base: str, plies: int | None, name: str) -> PlayerB
     level_plies, noise, move_filter = GNUBG_LEVELS[level]
     plies = level_plies if plies is None else plies
     if noise > 0:
-        from bgai.search.evaluator import GnubgEvaluator
-
         return SearchPlayer(GnubgEvaluator(0), plies, noise=noise, name=name)
     return GnubgPlayer(plies, move_filter, name=name)

@@ -56,8 +56,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bgai.bots import load_player
-    from bgai.cli.hint_cmd import _searcher
+    from bgai.bots import evaluator_of, load_player
     from bgai.cube.state import Owner
 
     texts = list(args.positions)
@@ -67,13 +66,7 @@ def run(args: argparse.Namespace) -> int:
         if not texts:
             raise ValueError("no positions on standard input")
     player = load_player(args.player)
-    try:
-        evaluator, spec_plies, _ = _searcher(player)
-    except ValueError:
-        raise ValueError(
-            "cube analysis needs a player that evaluates positions (best, a checkpoint, gnubg), "
-            f"not {player.name}"
-        ) from None
+    evaluator, spec_plies, _ = evaluator_of(player, "cube analysis")
     plies = spec_plies if args.plies is None else args.plies
     if not 0 <= plies <= MAX_PLIES:
         raise ValueError(f"cube analysis looks {MAX_PLIES} plies ahead at most, got {plies}")

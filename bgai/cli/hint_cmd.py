@@ -31,25 +31,10 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def _searcher(player):
-    """(evaluator, plies, move filter) behind a player, for ranking moves."""
-    from bgai.bots.players import GnubgPlayer, SearchPlayer
-    from bgai.search.evaluator import GnubgEvaluator
-    from bgai.search.ply import DEFAULT_FILTER
-
-    if isinstance(player, SearchPlayer):
-        return player.evaluator, player.plies, player.move_filter
-    if isinstance(player, GnubgPlayer):  # gnubg's 0-ply net under bgai's search
-        return GnubgEvaluator(0), player.plies, DEFAULT_FILTER
-    raise ValueError(
-        f"hint needs a player that evaluates positions (best, a checkpoint, gnubg), not {player.name}"
-    )
-
-
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from bgai.bots import load_player
+    from bgai.bots import evaluator_of, load_player
     from bgai.engine.board import swap_sides
     from bgai.formats import encode_position_id, read_position
     from bgai.model.probs import cubeless_equity
@@ -62,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"the game is over: the {who} has borne off every checker")
     dice = args.dice if args.dice is not None else (match_state.dice if match_state else None)
     player = load_player(args.player)
-    evaluator, plies, move_filter = _searcher(player)
+    evaluator, plies, move_filter = evaluator_of(player, "hint")
     position_id = encode_position_id(board)
 
     if dice is None:

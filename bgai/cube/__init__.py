@@ -1,17 +1,37 @@
-"""The doubling cube: cube states, match equity, Janowski's model and gnubg-exact 0-ply decisions.
+"""The doubling cube: cube states, match equity, Janowski's model, gnubg's cube decisions.
 
-This package knows probabilities, never networks or boards. Probabilities are 5-vectors for
-the player on roll, ``(win, win gammon, win backgammon, lose gammon, lose backgammon)`` with
-gammons including backgammons, batched as ``(N, 5)`` arrays (numpy or torch).
+The package sits on the search layer: its core reads probabilities only, and two modules on
+top of it reach down to boards and evaluators. Probabilities are 5-vectors for the player on
+roll, ``(win, win gammon, win backgammon, lose gammon, lose backgammon)`` with gammons
+including backgammons, batched as ``(N, 5)`` arrays (numpy or torch); every equity and
+decision is the player on roll's (the would-be doubler's).
 
-* :mod:`bgai.cube.state`: :class:`CubeState` and the availability rules;
+Probabilities in, no boards (they import nothing above :mod:`bgai.cube`):
+
+* :mod:`bgai.cube.state`: :class:`CubeState` and the rules of who may double;
 * :mod:`bgai.cube.met`: the Kazaross-XG2 match equity table and score arithmetic;
 * :mod:`bgai.cube.money`: Janowski's closed forms and gnubg's money cubeful equity;
 * :mod:`bgai.cube.match`: match play in MWC (live-cube cash points, normalised equity);
-* :mod:`bgai.cube.decision`: :func:`analyse_cube` / :func:`take_decision` in gnubg's wording.
+* :mod:`bgai.cube.decision`: gnubg's exact 0-ply analysis, :func:`analyse_cube` /
+  :func:`take_decision` / :func:`decision_labels` in gnubg's wording.
+
+Boards and evaluators in (engine, formats, model and :mod:`bgai.search` below them):
+
+* :mod:`bgai.cube.analysis`: cube states from a :class:`~bgai.formats.MatchState`, gnubg's
+  position classes and cube efficiencies, and the cube analysis of positions at 0, 1 or 2 ply;
+* :mod:`bgai.cube.search`: the cubeful n-ply lookahead behind the 1- and 2-ply analysis.
+
+Bots (:mod:`bgai.bots.cube`), the bench and ``bgai cube`` build on this package.
 """
 
-from bgai.cube.decision import NOT_AVAILABLE, CubeAnalysis, analyse_cube, cube_efficiency, take_decision
+from bgai.cube.decision import (
+    NOT_AVAILABLE,
+    CubeAnalysis,
+    analyse_cube,
+    cube_efficiency,
+    decision_labels,
+    take_decision,
+)
 from bgai.cube.met import MatchEquityTable, kazaross_xg2
 from bgai.cube.state import CubeState, Owner
 
@@ -23,6 +43,7 @@ __all__ = [
     "Owner",
     "analyse_cube",
     "cube_efficiency",
+    "decision_labels",
     "kazaross_xg2",
     "take_decision",
 ]

@@ -94,10 +94,7 @@ def analyse_cube(probs, state: CubeState, x, met: MatchEquityTable | None = None
     else:
         dt = match.mwc_to_equity(match.cubeful_mwc(p, state.doubled(), x, met), state, met)
     dp = np.ones(n)
-    can_gammon = p[:, money.WIN_G] > 0.0
-    hopeless = p[:, money.WIN] <= 0.0
-    decision = [_label(nd[i], dt[i], dp[i], bool(can_gammon[i]), bool(hopeless[i]), state) for i in range(n)]
-    return CubeAnalysis(nd=nd, dt=dt, dp=dp, decision=decision)
+    return CubeAnalysis(nd=nd, dt=dt, dp=dp, decision=decision_labels(nd, dt, dp, p, state))
 
 
 def take_decision(probs, state: CubeState, x, met: MatchEquityTable | None = None) -> list[str]:
@@ -119,6 +116,23 @@ def take_decision(probs, state: CubeState, x, met: MatchEquityTable | None = Non
         else:
             answers.append("take")
     return answers
+
+
+def decision_labels(nd, dt, dp, probs, state: CubeState) -> list[str]:
+    """gnubg's wording of each cube decision ("Double, take", "Too good to redouble, pass" ...).
+
+    ``nd``, ``dt``, ``dp``: ``(N,)`` equities of the doubler (the player on roll) normalised to
+    the current cube (double/pass = +1), however deep the analysis that found them; ``probs``:
+    the doubler's cubeless probabilities ``(N, 5)``, which say whether a gammon is possible and
+    whether the game is hopeless. ``state`` must let the doubler double.
+    """
+    p = money.as_probs(probs)
+    can_gammon = p[:, money.WIN_G] > 0.0
+    hopeless = p[:, money.WIN] <= 0.0
+    return [
+        _label(float(nd[i]), float(dt[i]), float(dp[i]), bool(can_gammon[i]), bool(hopeless[i]), state)
+        for i in range(len(p))
+    ]
 
 
 def _label(nd: float, dt: float, dp: float, can_gammon: bool, hopeless: bool, state: CubeState) -> str:

@@ -48,9 +48,9 @@ import torch
 
 from bgai.cube import match
 from bgai.cube.analysis import PositionCubeAnalysis, cube_efficiencies
-from bgai.cube.decision import _label, analyse_cube
+from bgai.cube.decision import analyse_cube, decision_labels
 from bgai.cube.met import MatchEquityTable, kazaross_xg2
-from bgai.cube.money import WIN, WIN_G, cubeful_equity
+from bgai.cube.money import cubeful_equity
 from bgai.cube.state import CubeState
 from bgai.engine.board import CHECKERS, swap_sides
 from bgai.engine.choice import segment_argmax
@@ -164,10 +164,7 @@ def cube_analysis(
         return PositionCubeAnalysis(nd, a.dt, a.dp, a.decision, probs, states, tree.plies)
     dt = _normalise(_value(tree.probs, tree.x, state.doubled(), tree.plies, False, met), state, met)
     dp = np.ones(tree.n)
-    decision = [
-        _label(nd[i], dt[i], dp[i], bool(probs[i, WIN_G] > 0), bool(probs[i, WIN] <= 0), state)
-        for i in range(tree.n)
-    ]
+    decision = decision_labels(nd, dt, dp, probs, state)
     return PositionCubeAnalysis(nd, dt, dp, decision, probs, states, tree.plies)
 
 

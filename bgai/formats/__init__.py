@@ -1,4 +1,4 @@
-"""Interchange formats: gnubg Position/Match IDs, XGID, move notation, ASCII boards.
+"""Interchange formats: gnubg Position/Match IDs, XGID, move notation, ASCII boards, ``.mat``.
 
 Every board here is in bgai's layout (row 1 = the player on roll); a :class:`MatchState`
 says which gnubg player (0 = O, 1 = X) that is.
@@ -20,10 +20,14 @@ from bgai.formats.gnubgid import (
     encode_position_id,
     encode_position_key,
 )
+from bgai.formats.mat import Action, GameRecord, MatchRecord, load_mat, read_mat, save_mat, write_mat
 from bgai.formats.notation import format_move, format_move_plain, parse_move
 from bgai.formats.xgid import format_xgid, parse_xgid
 
 __all__ = [
+    "Action",
+    "GameRecord",
+    "MatchRecord",
     "MatchState",
     "decode_gnubg_id",
     "decode_match_id",
@@ -37,9 +41,13 @@ __all__ = [
     "format_move",
     "format_move_plain",
     "format_xgid",
+    "load_mat",
     "parse_move",
     "parse_xgid",
+    "read_mat",
     "read_position",
+    "save_mat",
+    "write_mat",
 ]
 
 

@@ -32,7 +32,6 @@ then fails to replay), 1- and 2-checker hypergammon.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +40,8 @@ import torch
 
 from bgai.engine.board import game_value, starting_board, swap_sides
 from bgai.engine.movegen import afterstates, expand
-from bgai.formats.notation import Step, format_move_plain, parse_move
+from bgai.engine.steps import Step, apply_steps, path_steps
+from bgai.formats.notation import format_move_plain, parse_move
 
 ACTION_KINDS = ("move", "double", "take", "drop", "beaver")
 
@@ -108,43 +108,6 @@ class MatchRecord:
     """The Crawford rule (gnubg assumes it in every match; XG may say ``[Crawford "Off"]``)."""
     cube_limit: int | None = None
     """``[CubeLimit "N"]`` when the file has it; 1 means the cube is not used."""
-
-
-# --- playing steps ------------------------------------------------------------------------
-
-
-def apply_steps(board: np.ndarray, steps: Sequence[Step]) -> np.ndarray:
-    """The board after the player on roll (row 1) plays ``steps``, hitting blots on the way.
-
-    The mover stays in row 1. Checks only that each step moves a checker that is there to a
-    point that is not blocked; whether the whole move is legal is the move generator's job.
-    """
-    after = np.array(board, dtype=np.int8, copy=True)
-    for source, dest in steps:
-        if not 0 <= dest < source <= 25:
-            raise ValueError(f"step {source}/{dest} does not move from a point 1-25 towards home")
-        if after[1, source - 1] == 0:
-            raise ValueError(f"no checker on point {source} to play {source}/{dest}")
-        after[1, source - 1] -= 1
-        if dest == 0:
-            continue
-        opponent = after[0, 24 - dest]
-        if opponent > 1:
-            raise ValueError(f"point {dest} is blocked, cannot play {source}/{dest}")
-        if opponent == 1:  # hit: the blot goes to the opponent's bar
-            after[0, 24 - dest] = 0
-            after[0, 24] += 1
-        after[1, dest - 1] += 1
-    return after
-
-
-def _path_steps(sources: torch.Tensor, dice: torch.Tensor) -> list[Step]:
-    """Steps of one path of :func:`afterstates` (source index 0-24, pips per step)."""
-    steps = []
-    for source, die in zip(sources.tolist(), dice.tolist(), strict=True):
-        if source >= 0:
-            steps.append((source + 1, max(source + 1 - die, 0)))
-    return steps
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -464,7 +427,7 @@ def _search_move(board: np.ndarray, dice: tuple[int, int], steps: list[Step], te
     hits = text.count("*")
     fits.sort(key=lambda j: int(children[j, 0, 24]) - int(board[0, 24]) != hits)
     best = fits[0]
-    return _path_steps(legal.sources[best], legal.dice[best]), children[best]
+    return path_steps(legal.sources[best], legal.dice[best]), children[best]
 
 
 def _read_move(board: np.ndarray, cell: _Cell, checks: list[_MoveCheck]) -> tuple[list[Step], np.ndarray]:

@@ -18,11 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-BAR_POINT = 25
-OFF_POINT = 0
-MAX_STEPS = 4
+from bgai.engine.steps import BAR_POINT, OFF_POINT, Step
 
-Step = tuple[int, int]
+MAX_STEPS = 4
 
 
 def _has_blot(board: np.ndarray, point: int) -> bool:

@@ -43,10 +43,9 @@ from bgai.cube.analysis import cube_state, why_no_double
 from bgai.engine.board import checkers_per_side, game_value, starting_board, swap_sides
 from bgai.engine.dice import opening_roll
 from bgai.engine.dice import roll as roll_dice
-from bgai.engine.movegen import afterstates
+from bgai.engine.steps import move_steps
 from bgai.formats import MatchState, decode_position_id, encode_gnubg_id, encode_position_id
 from bgai.formats.mat import Action, GameRecord, MatchRecord
-from bgai.formats.notation import Step
 from bgai.moves import apply_move, legal_moves
 
 BOT, PERSON = 0, 1
@@ -388,7 +387,8 @@ class MatchSession:
             after_id = apply_move(encode_position_id(before), dice, text)  # raises with the reason
             notation = next((move for move, pid in moves if pid == after_id), text.strip())
         after = decode_position_id(after_id)  # the opponent on roll
-        self._game.actions.append(Action(player, "move", dice, _steps_of(before, dice, swap_sides(after))))
+        [steps] = move_steps(before[None], [dice], swap_sides(after)[None])
+        self._game.actions.append(Action(player, "move", dice, steps))
         self._board, self._on_roll, self._dice, self._legal = after, 1 - player, None, None
         kind = "move" if moves else "dance"
         if after[0].sum():
@@ -436,15 +436,6 @@ class MatchSession:
         return events
 
 
-def _steps_of(board: np.ndarray, dice: tuple[int, int], after: np.ndarray) -> list[Step]:
-    """One way, die by die, of playing ``dice`` from ``board`` to ``after`` (mover in row 1 of both)."""
-    result = afterstates(torch.as_tensor(board)[None], torch.tensor([dice]), with_paths=True)
-    same = (result.boards == torch.as_tensor(after, dtype=result.boards.dtype)).flatten(1).all(1)
-    j = int(same.nonzero()[0])
-    pairs = zip(result.sources[j].tolist(), result.dice[j].tolist(), strict=True)
-    return [(source + 1, max(source + 1 - die, 0)) for source, die in pairs if source >= 0]
-
-
 # --- the bot's decisions -------------------------------------------------------------------
 
 
@@ -473,14 +464,14 @@ class Bot:
     @classmethod
     def from_player(cls, player) -> Bot:
         """A bgai player (random, pubeval, a network, gnubg) with the fallback decisions."""
-        from bgai.bots.players import GnubgPlayer, SearchPlayer
-        from bgai.search.evaluator import GnubgEvaluator, PubevalEvaluator
+        from bgai.bots import evaluator_of
+        from bgai.search.evaluator import PubevalEvaluator
 
-        if isinstance(player, SearchPlayer):
-            return cls(player, evaluator=player.evaluator, plies=player.plies, move_filter=player.move_filter)
-        if isinstance(player, GnubgPlayer):
-            return cls(player, evaluator=GnubgEvaluator(0), plies=player.plies)
-        return cls(player, evaluator=PubevalEvaluator())
+        try:
+            evaluator, plies, move_filter = evaluator_of(player)
+        except ValueError:  # random, pubeval: pubeval's judgement for the decisions
+            return cls(player, evaluator=PubevalEvaluator())
+        return cls(player, evaluator=evaluator, plies=plies, move_filter=move_filter)
 
     @classmethod
     def from_opponent(cls, opponent) -> Bot:

@@ -1,0 +1,526 @@
+"""The bench's table: many games of A against B at once, with or without the cube.
+
+Both benches play here: the cubeless duel (:func:`~bgai.bench.duel`, a cube capped at 1 and
+no Jacoby rule), cubeful money games and matches (:mod:`bgai.bench.cubeful`). Each turn every
+running game where A is on roll goes to A in one call and the rest to B, first for the cube,
+then for the move, so batched players (search, networks) see big batches. Cube answers come
+from :func:`bgai.bots.cube.cube_sense` (pubeval and random never double and always take).
+
+**A turn.** Before rolling (never before the opening roll, which is played at once), the
+player on roll may double if the cube state allows it (:class:`~bgai.cube.CubeState`: cube
+centred or own, and in a match not in the Crawford game, not as the post-Crawford leader,
+not when the cube already covers what he needs) and the doubled cube stays within
+``max_cube`` (64 by default, gnubg's limit). The opponent takes (and owns the cube at twice
+the value), passes (the game ends: the doubler wins the cube's value *before* the double) or,
+in money play with beavers on, beavers (takes and redoubles at once, keeping ownership: the
+cube is worth four times as much); a beaver that would pass ``max_cube`` counts as a take.
+Raccoons are not played. Then the dice are rolled and the move played.
+
+**Scoring.** A game ends by bearing off (cube x 1, 2 or 3) or by a pass. In money play with
+the Jacoby rule (gnubg's default, as are beavers) gammons and backgammons count as single
+games while the cube has not been turned.
+
+**Matches** to ``length`` points are played game after game until one side has ``length``
+points. The game after a side first reaches ``length - 1`` is the Crawford game (no
+doubling); later games are post-Crawford (the leader cannot double; free drops and
+automatic redoubles are the players' business, the cube module's match code knows them).
+
+**Duplicate dice** (:mod:`bgai.bench.dice`). Units (money games, or matches) ``2k`` and
+``2k + 1`` share dice with the players in swapped seats (A in seat 0, then B in seat 0), so
+each player meets exactly the rolls the other met in the same seat and luck largely cancels
+in the pair's sum. A money game reads stream ``k``; game ``g`` of a match reads stream
+``k * 2 * length + g``, so game ``g`` of both matches of a pair gets the same rolls. A
+deterministic player against itself therefore scores exactly 0 ppg, and wins exactly half the
+matches. Without duplicate dice unit ``i`` reads stream ``i`` (or ``i * 2 * length + g``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field, fields
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from bgai.bench.dice import dice_of, opening_dice
+from bgai.bench.records import move_action
+from bgai.bots.cube import ANSWERS, cube_sense
+from bgai.bots.players import Player
+from bgai.cube import CubeState, Owner
+from bgai.engine.board import checkers_per_side, game_value, starting_board, swap_sides
+from bgai.engine.steps import move_steps
+from bgai.formats import mat
+
+MAX_TURNS = 10_000
+MAX_CUBE = 64
+"""gnubg's cube limit: no double past 64 (and no beaver past it)."""
+
+
+@dataclass(frozen=True)
+class CubeRules:
+    """How the cube is played: money options and the cube cap (the Jacoby rule and beavers
+    only apply to money play)."""
+
+    jacoby: bool = True
+    beavers: bool = True
+    max_cube: int = MAX_CUBE
+
+    def __post_init__(self) -> None:
+        if self.max_cube < 1 or self.max_cube & (self.max_cube - 1):
+            raise ValueError(f"max_cube must be a power of two, got {self.max_cube}")
+
+
+CUBELESS = CubeRules(jacoby=False, max_cube=1)
+"""Money games without a cube: every game counts 1, 2 or 3 points as the board says."""
+
+
+@dataclass
+class CubeStats:
+    """One side's cube actions over a bench run."""
+
+    doubles: int = 0
+    takes: int = 0
+    passes: int = 0
+    beavers: int = 0
+
+
+@dataclass
+class GameRecord:
+    """One game as played, for writers such as .mat: ``turns`` are (player 'A'/'B', dice,
+    board before the move, board after it), both boards with the mover in row 1."""
+
+    a_seat: int
+    first_seat: int
+    points: int
+    """Points won by A (negative when B won)."""
+    turns: list[tuple[str, tuple[int, int], np.ndarray, np.ndarray]] = field(default_factory=list)
+
+
+@dataclass
+class Played:
+    """What :func:`play_games` saw; per-game lists are in the order the games ended."""
+
+    unit_result: np.ndarray
+    """Per unit: A's points in a money game; 1.0 where A won a match, else 0.0."""
+    game_a_won: list[bool] = field(default_factory=list)
+    game_value: list[int] = field(default_factory=list)
+    """The board's result 1-3 (single, gammon, backgammon), 0 for a pass."""
+    game_cube: list[int] = field(default_factory=list)
+    game_turns: list[int] = field(default_factory=list)
+    stats: tuple[CubeStats, CubeStats] = field(default_factory=lambda: (CubeStats(), CubeStats()))
+    """A's and B's cube actions."""
+    records: list[list[mat.GameRecord]] | None = None
+    """Per unit, its games as ``.mat`` records (``record=True``)."""
+    turn_logs: list[list[GameRecord]] | None = None
+    """Per unit, its games with every board (``log_turns=True``)."""
+    seconds: float = 0.0
+
+    def per_second(self, count: int) -> float:
+        """``count`` (games, matches) per second of play."""
+        return count / self.seconds if self.seconds > 0 else math.inf
+
+    def money_summary(self, a: Player, b: Player, duplicate: bool, seed: int, variant: str) -> dict[str, Any]:
+        """The fields every money result has (:class:`~bgai.bench.DuelResult`,
+        :class:`~bgai.bench.CubefulResult`), from A's side: ppg and its 95 % interval, and the
+        win, gammon and backgammon rates of each side as fractions of all games (a pass
+        counting as a win, gammons including backgammons, as the board shows them)."""
+        games = len(self.unit_result)
+        a_won, value = np.array(self.game_a_won, dtype=bool), np.array(self.game_value)
+        rates = {}
+        for side, won in (("a", a_won), ("b", ~a_won)):
+            rates[f"{side}_win"] = float(won.mean())
+            rates[f"{side}_gammon"] = float((won & (value >= 2)).mean())
+            rates[f"{side}_backgammon"] = float((won & (value >= 3)).mean())
+        return dict(
+            a=a.name,
+            b=b.name,
+            games=games,
+            duplicate=duplicate,
+            seed=seed,
+            variant=variant,
+            ppg=float(self.unit_result.mean()),
+            ci95=ci95(self.unit_result, duplicate),
+            **rates,
+            avg_turns=float(np.mean(self.game_turns)),
+            seconds=self.seconds,
+            games_per_sec=self.per_second(games),
+        )
+
+
+def units_to_play(units: int, duplicate: bool, what: str = "games") -> int:
+    """``units`` checked (at least 1), rounded up to whole duplicate pairs."""
+    if units < 1:
+        raise ValueError(f"{what} must be at least 1, got {units}")
+    return units + units % 2 if duplicate else units
+
+
+def ci95(results: np.ndarray, duplicate: bool) -> float:
+    """Half-width of the 95 % interval of the mean of ``results`` (one per unit): 1.96 sd /
+    sqrt(n), the samples being the duplicate pairs' averages (or the single units)."""
+    samples = results.reshape(-1, 2).mean(1) if duplicate else results
+    if len(samples) < 2:
+        return math.nan
+    return float(1.96 * samples.std(ddof=1) / math.sqrt(len(samples)))
+
+
+class BenchReport:
+    """``to_dict`` / ``to_json`` of a bench result dataclass: every field but ``records``, NaN
+    written as None (JSON-safe)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out.pop("records")
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+
+def ppg_lines(result, width: int) -> list[str]:
+    """The head and A's and B's rows of a money result's table: ppg ± interval, win, gammon
+    and backgammon rates."""
+    ci = f"{result.ci95:.3f}" if math.isfinite(result.ci95) else "n/a"
+    return [
+        f"{'player':<{width}}  {'ppg':>16}  {'win %':>6}  {'gammon %':>8}  {'bg %':>5}",
+        f"{result.a:<{width}}  {result.ppg:+8.3f} ± {ci:<5}  {100 * result.a_win:6.1f}  "
+        f"{100 * result.a_gammon:8.1f}  {100 * result.a_backgammon:5.1f}",
+        f"{result.b:<{width}}  {-result.ppg:+8.3f} ± {ci:<5}  {100 * result.b_win:6.1f}  "
+        f"{100 * result.b_gammon:8.1f}  {100 * result.b_backgammon:5.1f}",
+    ]
+
+
+def play_games(
+    a: Player,
+    b: Player,
+    units: int,
+    *,
+    seed: int,
+    duplicate: bool,
+    variant: str,
+    rules: CubeRules,
+    length: int = 0,
+    record: bool = False,
+    log_turns: bool = False,
+    parallel: int = 1024,
+    progress: bool = False,
+) -> Played:
+    """Play ``units`` money games (``length == 0``) or matches to ``length`` points of A against
+    B, ``parallel`` at a time; A sits in seat ``unit % 2``.
+
+    ``record`` keeps every game as a ``.mat`` record (moves as steps), ``log_turns`` as a
+    :class:`GameRecord` with every board. ``progress`` shows a tqdm bar on a terminal.
+    """
+    table = _Table(a, b, units, seed, duplicate, variant, rules, length, record, log_turns)
+    return table.run(parallel, progress)
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Slots:
+    """The running games, one row each; seats are 0/1, ``owner`` -1 while the cube is centred."""
+
+    unit: np.ndarray  # money game or match index
+    a_seat: np.ndarray
+    on_roll: np.ndarray
+    turn: np.ndarray
+    game_no: np.ndarray  # game within the match, from 0
+    cube: np.ndarray
+    owner: np.ndarray
+    score: np.ndarray  # (n, 2) match points per seat before this game
+    crawford: np.ndarray  # this game is the Crawford game
+    crawford_done: np.ndarray  # the Crawford game has been played or is being played
+    opening: np.ndarray  # (n, 2) opening roll: seat 0's die, seat 1's die
+    boards: torch.Tensor  # mover in row 1
+
+    def select(self, rows: np.ndarray) -> _Slots:
+        index = torch.as_tensor(rows, dtype=torch.long)
+        return _Slots(
+            **{
+                f.name: getattr(self, f.name).index_select(0, index)
+                if f.name == "boards"
+                else getattr(self, f.name)[rows]
+                for f in fields(self)
+            }
+        )
+
+    @staticmethod
+    def concat(parts: list[_Slots]) -> _Slots:
+        return _Slots(
+            **{
+                f.name: torch.cat([getattr(p, f.name) for p in parts])
+                if f.name == "boards"
+                else np.concatenate([getattr(p, f.name) for p in parts])
+                for f in fields(_Slots)
+            }
+        )
+
+
+@lru_cache(maxsize=8192)
+def _cube_state(
+    length: int,
+    my_score: int,
+    opp_score: int,
+    cube: int,
+    owner: Owner,
+    crawford: bool,
+    jacoby: bool,
+    beavers: bool,
+) -> CubeState:
+    if length == 0:
+        return CubeState.money(cube, owner, jacoby=jacoby, beavers=beavers)
+    return CubeState.match(length, my_score, opp_score, cube, owner, crawford=crawford)
+
+
+class _Table:
+    """Plays ``units`` money games (``length == 0``) or matches, ``parallel`` at a time."""
+
+    def __init__(self, a, b, units, seed, duplicate, variant, rules, length, record, log_turns) -> None:
+        self.a, self.b = a, b
+        self.sense_a = cube_sense(a)
+        self.sense_b = self.sense_a if b is a else cube_sense(b)
+        self.units, self.seed, self.duplicate = units, seed, duplicate
+        self.rules, self.length = rules, length
+        self.start = torch.as_tensor(starting_board(variant))
+        self.checkers = checkers_per_side(variant)
+        self.out = Played(np.zeros(units))
+        self.record, self.log_turns = record, log_turns
+        if record:
+            self.out.records = [[] for _ in range(units)]
+        if log_turns:
+            self.out.turn_logs = [[] for _ in range(units)]
+
+    # -- dice and new games --
+
+    def _streams(self, unit: np.ndarray, game_no: np.ndarray) -> np.ndarray:
+        stream = unit // 2 if self.duplicate else unit
+        return stream if self.length == 0 else stream * 2 * self.length + game_no
+
+    def _new_games(self, unit, a_seat, game_no, score, crawford_done) -> _Slots:
+        n = len(unit)
+        opening = opening_dice(self.seed, self._streams(unit, game_no))
+        if self.length > 1:
+            top, bottom = score.max(1), score.min(1)
+            crawford = ~crawford_done & (top == self.length - 1) & (bottom < self.length - 1)
+        else:
+            crawford = np.zeros(n, dtype=bool)
+        slots = _Slots(
+            unit=unit,
+            a_seat=a_seat,
+            on_roll=(opening[:, 1] > opening[:, 0]).astype(np.int64),
+            turn=np.zeros(n, dtype=np.int64),
+            game_no=game_no,
+            cube=np.ones(n, dtype=np.int64),
+            owner=np.full(n, -1, dtype=np.int64),
+            score=score,
+            crawford=crawford,
+            crawford_done=crawford_done | crawford,
+            opening=opening,
+            boards=self.start.expand(n, 2, 25).clone(),
+        )
+        if self.record:
+            for u, g, seat, sc in zip(unit, game_no, a_seat, score, strict=True):
+                self.out.records[u].append(mat.GameRecord(int(g) + 1, (int(sc[seat]), int(sc[1 - seat]))))
+        if self.log_turns:
+            for u, seat, first in zip(unit, a_seat, slots.on_roll, strict=True):
+                self.out.turn_logs[u].append(GameRecord(int(seat), int(first), 0))
+        return slots
+
+    # -- one turn --
+
+    def _cube_phase(self, s: _Slots, a_moves: np.ndarray, ended: np.ndarray, points: np.ndarray) -> None:
+        """Doubles and their answers; a pass ends the game (``ended``, ``points``)."""
+        n, rules = len(s.unit), self.rules
+        states: list[CubeState | None] = [None] * n
+        may = np.zeros(n, dtype=bool)
+        for i in np.flatnonzero((s.turn > 0) & (2 * s.cube <= rules.max_cube)):
+            me = s.on_roll[i]
+            owner = Owner.CENTRED if s.owner[i] < 0 else Owner.ME if s.owner[i] == me else Owner.OPPONENT
+            state = _cube_state(
+                self.length,
+                int(s.score[i, me]),
+                int(s.score[i, 1 - me]),
+                int(s.cube[i]),
+                owner,
+                bool(s.crawford[i]),
+                rules.jacoby,
+                rules.beavers,
+            )
+            states[i], may[i] = state, state.can_double
+        if not may.any():
+            return
+        offered = np.zeros(n, dtype=bool)
+        for sense, mask in self._split(self.sense_a, self.sense_b, a_moves):
+            rows = np.flatnonzero(may & mask)
+            if len(rows):
+                chosen = sense.cube_decisions(s.boards[rows], [states[i] for i in rows])
+                offered[rows] = np.asarray(chosen, dtype=bool)
+        answers: dict[int, str] = {}
+        for sense, mask in self._split(self.sense_b, self.sense_a, a_moves):  # the other side answers
+            rows = np.flatnonzero(offered & mask)
+            if len(rows):
+                replies = sense.take_decisions(s.boards[rows], [states[i] for i in rows])
+                answers.update(zip(rows.tolist(), replies, strict=True))
+        for i, answer in sorted(answers.items()):
+            self._answer(s, i, answer, ended, points)
+
+    def _answer(self, s: _Slots, i: int, answer: str, ended: np.ndarray, points: np.ndarray) -> None:
+        if answer not in ANSWERS:
+            raise ValueError(f"a take decision must be one of {ANSWERS}, got {answer!r}")
+        cube, doubler = int(s.cube[i]), int(s.on_roll[i])
+        doubler_col = 0 if doubler == s.a_seat[i] else 1
+        taker_col = 1 - doubler_col
+        beaver_ok = self.length == 0 and self.rules.beavers and 4 * cube <= self.rules.max_cube
+        if answer == "beaver" and not beaver_ok:
+            answer = "take"
+        self.out.stats[doubler_col].doubles += 1
+        actions = self.out.records[s.unit[i]][-1].actions if self.record else []
+        actions.append(mat.Action(doubler_col, "double", cube=2 * cube))
+        if answer == "pass":
+            self.out.stats[taker_col].passes += 1
+            actions.append(mat.Action(taker_col, "drop"))
+            ended[i], points[i] = True, cube
+        elif answer == "take":
+            self.out.stats[taker_col].takes += 1
+            actions.append(mat.Action(taker_col, "take"))
+            s.cube[i], s.owner[i] = 2 * cube, 1 - doubler
+        else:
+            self.out.stats[taker_col].beavers += 1
+            actions.append(mat.Action(taker_col, "beaver", cube=4 * cube))
+            s.cube[i], s.owner[i] = 4 * cube, 1 - doubler
+
+    @staticmethod
+    def _split(first, second, first_mask: np.ndarray):
+        """(who, rows) pairs: ``first`` where ``first_mask``, else ``second``; one call if the same."""
+        if first is second:
+            return ((first, np.ones_like(first_mask)),)
+        return ((first, first_mask), (second, ~first_mask))
+
+    def _move_phase(
+        self, s: _Slots, dice: np.ndarray, a_moves, ended, points
+    ) -> tuple[torch.Tensor, np.ndarray]:
+        """Moves of the games still on; returns the afterstates and each board's result (1-3,
+        0 while the game goes on or where it ended by a pass); sets ``points`` of finished games."""
+        live = ~ended
+        after = s.boards.clone()
+        dice_t = torch.as_tensor(dice)
+        for player, mask in self._split(self.a, self.b, a_moves):
+            rows = torch.as_tensor(np.flatnonzero(live & mask))
+            if len(rows):
+                after[rows] = player.choose(s.boards[rows], dice_t[rows]).to(after)
+        if self.record and live.any():
+            rows = np.flatnonzero(live)
+            index = torch.as_tensor(rows)
+            steps = move_steps(s.boards[index], dice[rows], after[index])
+            for i, move in zip(rows, steps, strict=True):
+                column = 0 if a_moves[i] else 1
+                self.out.records[s.unit[i]][-1].actions.append(move_action(column, dice[i], move))
+        if self.log_turns:
+            before_np, after_np = s.boards.numpy(), after.numpy()
+            for i in np.flatnonzero(live):
+                self.out.turn_logs[s.unit[i]][-1].turns.append(
+                    (
+                        "A" if a_moves[i] else "B",
+                        (int(dice[i, 0]), int(dice[i, 1])),
+                        before_np[i].copy(),
+                        after_np[i].copy(),
+                    )
+                )
+        value = game_value(after, self.checkers).numpy()
+        value[ended] = 0
+        bore = value > 0
+        counted = value.copy()
+        if self.length == 0 and self.rules.jacoby:
+            counted = np.where(s.cube == 1, np.minimum(value, 1), value)  # gammons need a turned cube
+        points[bore] = s.cube[bore] * counted[bore]
+        return after, value
+
+    def _finish_games(self, s: _Slots, ended, points, passed, value) -> np.ndarray:
+        """Score the games that ended; True where the whole unit (money game, match) is over."""
+        done = np.zeros(len(s.unit), dtype=bool)
+        for i in np.flatnonzero(ended):
+            u, winner = s.unit[i], int(s.on_roll[i])
+            a_won = bool(winner == s.a_seat[i])
+            self.out.game_a_won.append(a_won)
+            self.out.game_value.append(int(value[i]))
+            self.out.game_cube.append(int(s.cube[i]))
+            self.out.game_turns.append(int(s.turn[i]) + (0 if passed[i] else 1))
+            if self.record:
+                game = self.out.records[u][-1]
+                game.winner, game.points = (0 if a_won else 1), int(points[i])
+            if self.log_turns:
+                self.out.turn_logs[u][-1].points = int(points[i]) if a_won else -int(points[i])
+            if self.length == 0:
+                self.out.unit_result[u] = points[i] if a_won else -points[i]
+                done[i] = True
+                continue
+            s.score[i, winner] += points[i]
+            if s.score[i, winner] >= self.length:
+                self.out.unit_result[u] = float(a_won)
+                done[i] = True
+        return done
+
+    # -- the loop --
+
+    def run(self, parallel: int, progress: bool) -> Played:
+        s = self._new_games(*self._empty())
+        next_unit = 0
+        bar = tqdm(
+            total=self.units,
+            unit="match" if self.length else "game",
+            disable=None if progress else True,
+            leave=False,
+        )
+        began = time.perf_counter()
+        while next_unit < self.units or len(s.unit):
+            free = min(parallel - len(s.unit), self.units - next_unit)
+            if free > 0:
+                unit = np.arange(next_unit, next_unit + free)
+                next_unit += free
+                fresh = self._new_games(
+                    unit,
+                    unit % 2,
+                    np.zeros(free, np.int64),
+                    np.zeros((free, 2), np.int64),
+                    np.zeros(free, bool),
+                )
+                s = _Slots.concat([s, fresh])
+            n = len(s.unit)
+            dice = dice_of(self.seed, self._streams(s.unit, s.game_no), s.turn)
+            dice[s.turn == 0] = s.opening[s.turn == 0]
+            a_moves = s.on_roll == s.a_seat
+            ended = np.zeros(n, dtype=bool)
+            points = np.zeros(n, dtype=np.int64)
+            self._cube_phase(s, a_moves, ended, points)
+            passed = ended.copy()
+            after, value = self._move_phase(s, dice, a_moves, ended, points)
+            ended |= value > 0
+            if (s.turn >= MAX_TURNS).any():
+                raise RuntimeError(f"a game lasted over {MAX_TURNS} turns: are the players moving?")
+            done = self._finish_games(s, ended, points, passed, value)
+            bar.update(int(done.sum()))
+            going = np.flatnonzero(~ended)
+            nxt = s.select(going)
+            nxt.turn, nxt.on_roll = nxt.turn + 1, 1 - nxt.on_roll
+            nxt.boards = swap_sides(after.index_select(0, torch.as_tensor(going)))
+            restart = np.flatnonzero(ended & ~done)
+            if len(restart):
+                r = s.select(restart)
+                nxt = _Slots.concat(
+                    [nxt, self._new_games(r.unit, r.a_seat, r.game_no + 1, r.score, r.crawford_done)]
+                )
+            s = nxt
+        bar.close()
+        self.out.seconds = time.perf_counter() - began
+        return self.out
+
+    @staticmethod
+    def _empty():
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z, np.zeros((0, 2), np.int64), np.zeros(0, bool)

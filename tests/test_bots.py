@@ -200,3 +200,20 @@ def test_a_checkpoint_path_plays_with_lookahead(tmp_path):
     player = load_player(f"{path}@1ply")
     assert isinstance(player, SearchPlayer) and player.plies == 1 and player.name == f"{path}@1ply"
     assert player.choose_move(OPENING, "21") in [m for m, _ in legal_moves(OPENING, "21")]
+
+
+def test_a_network_player_reads_the_bear_off_databases_unless_told_not_to(tmp_path):
+    """An untrained net bears off badly; with the databases the same player bears off well."""
+    from bgai.bearoff import BearoffEvaluator
+    from bgai.model.checkpoint import FORMAT, save_atomic
+    from bgai.model.net import ValueNet
+    from bgai.search import NetEvaluator
+
+    torch.manual_seed(0)
+    net = ValueNet("tesauro198", (8,))
+    path = tmp_path / "tiny.pt"
+    save_atomic({"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, path)
+    with_db, alone = load_player(str(path)), load_player(f"{path}:nodb")
+    assert isinstance(with_db.evaluator, BearoffEvaluator) and isinstance(alone.evaluator, NetEvaluator)
+    race = encode_position_id(pos("x 6:2 5:1 1:1; o 19:3 24:2").numpy())
+    assert with_db.choose_move(race, "61") == "6/off 1/off"  # two checkers off, not one

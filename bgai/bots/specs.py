@@ -7,6 +7,7 @@ A spec is ``NAME[@<n>ply]``:
 ``pubeval``                  Tesauro's pubeval (takes no ply)
 ``best``                     the network shipped in ``checkpoints/best.pt``, 0-ply
 ``PATH``                     a bgai checkpoint file (e.g. ``runs/x/latest.pt``), 0-ply
+``best:nodb`` / ``PATH:nodb``  the network alone, without the exact bear-off databases
 ``gnubg``                    gnubg's own move choice (``gnubg_nn.best_move``), 0-ply
 ``gnubg:LEVEL``              gnubg's named levels, below
 ==========================  ===========================================================
@@ -54,7 +55,8 @@ GNUBG_LEVELS: dict[str, tuple[int, float, str]] = {
 """Level -> (plies, noise, move filter)."""
 
 SPEC_HELP = (
-    "random, pubeval, best, a checkpoint path, gnubg or gnubg:<level> "
+    "random, pubeval, best, a checkpoint path (':nodb' after either: without the bear-off "
+    "databases), gnubg or gnubg:<level> "
     f"({'|'.join(GNUBG_LEVELS)}), optionally with @<n>ply"
 )
 
@@ -87,12 +89,20 @@ def load_player(spec: str) -> PlayerBase:
         from bgai.opponent import opponent_player
 
         return opponent_player(base, plies, name)
+    net_only = base.endswith(":nodb")
+    base = base.removesuffix(":nodb")
     if base == "best" or _looks_like_path(base):
         from bgai.model.checkpoint import load_net, shipped_checkpoint
         from bgai.search.evaluator import NetEvaluator
 
         path = shipped_checkpoint("best") if base == "best" else Path(base)
-        return SearchPlayer(NetEvaluator(load_net(path), name=base), plies or 0, name=name)
+        evaluator = NetEvaluator(load_net(path), name=base)
+        if not net_only:  # exact bear-off databases wherever both sides are bearing off
+            from bgai.bearoff import BearoffEvaluator
+
+            evaluator = BearoffEvaluator(evaluator)
+            evaluator.name = base
+        return SearchPlayer(evaluator, plies or 0, name=name or f"{spec.split('@')[0]}@{plies or 0}ply")
     raise ValueError(f"unknown player {spec!r}: expected {SPEC_HELP}")
 
 

@@ -7,12 +7,18 @@ pairs, with the boards already converted to lists (it returns position keys, not
 Each figure is the best and the median of several repetitions; the machine may be shared, so
 compare the ratio, which is measured under the same load.
 
+On a shared machine (more busy threads than cores), OpenMP's default spin-waiting can make
+torch's multi-threaded run of these many small operations about 100x slower; set
+``OMP_WAIT_POLICY=PASSIVE`` before starting Python, or use ``--threads 1``.
+
     python scripts/bench_engine.py --threads 2
+    OMP_WAIT_POLICY=PASSIVE python scripts/bench_engine.py
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -76,7 +82,8 @@ def main(argv: list[str] | None = None) -> None:
     boards, dice = mixed_pairs(args.pairs, args.seed)
     children, _ = expand(boards, dice)
     print(f"{len(boards):,} pairs ({', '.join(KINDS)} mixed), {len(children):,} children, "
-          f"torch {torch.__version__}, {args.threads} thread(s)")  # fmt: skip
+          f"torch {torch.__version__}, {args.threads} thread(s), "
+          f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}")  # fmt: skip
     gnubg_best, gnubg_median = rates(gnubg_run(boards, dice), len(boards), args.reps)
     print(f"{'':<22} {'best':>12} {'median':>12} {'best/gnubg':>11} {'median/gnubg':>13}")
     print(f"{'gnubg_nn.moves':<22} {gnubg_best:>10,.0f}/s {gnubg_median:>10,.0f}/s")

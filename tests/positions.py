@@ -82,11 +82,6 @@ def key(board: torch.Tensor) -> Key:
     return tuple(rows[0]), tuple(rows[1])
 
 
-def boards(*texts: str) -> set[Key]:
-    """The set of boards written as :func:`pos` texts, to compare with :func:`moves_of`."""
-    return {key(pos(text)) for text in texts}
-
-
 def moves_of(board: torch.Tensor, dice: tuple[int, int]) -> set[Key]:
     """Every distinct resulting position (x still on roll) of playing ``dice`` on ``board``."""
     children, _ = expand(torch.as_tensor(board)[None], torch.tensor([dice]))
@@ -121,19 +116,31 @@ def random_board(rng, empty_sides: bool = False):
     return board
 
 
-def random_boards(seed: int, n: int, opponent_bar: bool = False) -> torch.Tensor:
-    """``n`` legal-looking boards ``(n, 2, 25)``: 1-15 draws of a point per side (repeats stack),
-    the player on roll's bar included, the opponent's bar only with ``opponent_bar``; never
-    both sides on one point."""
+def random_boards(
+    seed: int, n: int, opponent_bar: bool = False, checkers: int = 15, home_lean: float = 0.0
+) -> torch.Tensor:
+    """``n`` legal-looking boards ``(n, 2, 25)``: 1-``checkers`` draws of a point per side
+    (repeats stack), the player on roll's bar included, the opponent's bar only with
+    ``opponent_bar``; never both sides on one point. ``home_lean`` > 0 makes each side's home
+    board points that many times likelier again, so bear-offs come up often."""
     import numpy as np
+
+    def lean(points: list[int], home: range) -> np.ndarray | None:
+        if not home_lean:
+            return None
+        weight = np.array([1 + home_lean * (p in home) for p in points])
+        return weight / weight.sum()
 
     rng = np.random.default_rng(seed)
     boards = np.zeros((n, 2, 25), dtype=np.int8)
+    mover_points = list(range(25))
     for i in range(n):
-        for p in rng.choice(25, size=int(rng.integers(1, 16))):
+        draws = int(rng.integers(1, checkers + 1))
+        for p in rng.choice(25, size=draws, p=lean(mover_points, range(6))):
             boards[i, 1, p] += 1
         free = [p for p in range(24) if boards[i, 1, 23 - p] == 0] + ([24] if opponent_bar else [])
-        for p in rng.choice(free, size=int(rng.integers(1, 16))):
+        draws = int(rng.integers(1, checkers + 1))
+        for p in rng.choice(free, size=draws, p=lean(free, range(18, 24))):
             boards[i, 0, p] += 1
     return torch.as_tensor(boards)
 

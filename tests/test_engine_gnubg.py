@@ -1,18 +1,20 @@
 """The move generator against GNU Backgammon, and invariants over positions from real games.
 
-Differential: for a CI sample of about 20,000 (position, roll) pairs (every sampling kind, plus
-nackgammon and hypergammon games) bgai's set of distinct resulting positions must equal
-``gnubg_nn.moves``'s. gnubg's generator does not assume 15 checkers (its bear-off test counts
-checkers outside the home board), so it is the oracle for hypergammon too; the hypergammon
-opening test in test_engine_rules.py lists gnubg's nine 65 moves by hand. The full run is
-``python scripts/diff_engine_gnubg.py`` (200,000 pairs).
+Differential: for a CI sample of 21,000 (position, roll) pairs (every sampling kind, plus
+nackgammon and hypergammon games) and 4,000 arbitrary boards, bgai's set of distinct resulting
+positions must equal ``gnubg_nn.moves``'s, and bgai must not return one twice. gnubg_nn copes
+with 3-checker boards: its hypergammon opening moves are the ones counted by hand in
+test_engine_rules.py, and on arbitrary 3-checker boards the two independent generators agree,
+so it is the oracle for hypergammon too. The full run is ``python scripts/diff_engine_gnubg.py``
+(200,000 pairs by default).
 
-Invariants, checked on every child of every pair: both sides keep their checkers (the mover
-loses exactly the ones borne off); the mover's pip count drops by exactly the pips its path
-plays, where a step of die ``d`` from point ``p`` plays ``min(d, p)`` pips (bearing off from
-the 2-point with a 6 plays 2); each step of the path is legal when it is played and replays to
-the child; nothing ends on a point the opponent held with two or more; all children of one
-roll play the same number of dice; no roll has the same child twice.
+Invariants, checked on every child of every sampled pair: both sides keep their checkers (the
+mover loses exactly the ones borne off, and whole random games keep 15 or 3 a side counting
+those borne off); the mover's pip count drops by exactly the pips its path plays, where a step
+of die ``d`` from point ``p`` (bar = 25) plays ``min(d, p)`` pips (bearing off from the 2-point
+with a 6 plays 2); each step of the path is legal when it is played, and the steps replay to
+the child; nothing ends on a point the opponent held with two or more; all children of one roll
+play the same number of dice; no roll has the same child twice.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import torch
 from bgai.engine import afterstates, starting_board
 from bgai.engine.choice import random_child
 from bgai.engine.sampling import sample_positions
+from tests.positions import random_boards
 
 pytestmark = pytest.mark.gnubg
 
@@ -85,6 +88,16 @@ def test_resulting_positions_are_identical_to_gnubgs(streams, stream):
     [(boards, dice)] = [(b, d) for label, b, d in streams if label == stream]
     result = diff.compare(boards, dice)
     assert result.children > len(boards)
+    assert not result.mismatches, "\n".join(map(str, result.mismatches[:5]))
+
+
+@pytest.mark.parametrize("checkers", [15, 3])
+def test_resulting_positions_are_identical_to_gnubgs_on_arbitrary_boards(checkers):
+    """Boards no game need reach: 1 to ``checkers`` checkers a side anywhere, bars included,
+    leaning towards the home boards so that bear-offs and hits during them come up often."""
+    boards = random_boards(checkers, 2_000, opponent_bar=True, checkers=checkers, home_lean=8.0)
+    dice = torch.randint(1, 7, (len(boards), 2), generator=torch.Generator().manual_seed(checkers))
+    result = diff.compare(boards, dice)
     assert not result.mismatches, "\n".join(map(str, result.mismatches[:5]))
 
 

@@ -12,10 +12,10 @@ from collections import Counter
 
 import pytest
 import torch
-from positions import key, moves_of, play, pos, shown
 
 from bgai.engine import afterstates, checkers_per_side, expand, game_value, starting_board
 from bgai.formats import decode_position_id
+from tests.positions import key, moves_of, play, pos, show, shown
 
 START = "x 24:2 13:5 8:3 6:5; o 19:5 17:3 12:5 1:2"
 FROZEN_HOME = "o 5:2 4:2 3:2 2:2 1:2"  # with x's spares on its 6-point: home checkers cannot move
@@ -30,6 +30,8 @@ def assert_moves(board: torch.Tensor, dice: tuple[int, int], *expected_moves: st
 
 def test_the_fixture_helper_writes_the_standard_start():
     assert torch.equal(pos(START), torch.as_tensor(starting_board()))
+    tricky = pos("x bar:2 24 6:3; o bar:1 1:2 19:4")
+    assert torch.equal(pos(show(tricky)), tricky) and tricky[0, 23] == 2 and tricky[0, 5] == 4
 
 
 # --- counts that gnubg gives (reference/formats.md §1) -----------------------------------------
@@ -327,8 +329,15 @@ def test_paths_of_a_non_double_use_each_die_once():
         (torch.zeros(1, 2, 25, dtype=torch.int8), torch.tensor([[0, 1]]), "1 to 6"),
         (torch.zeros(1, 2, 25, dtype=torch.int8), torch.tensor([[7, 1]]), "1 to 6"),
     ],
-    ids=["one board unbatched", "24 points", "dice unbatched", "too few dice", "three dice", "die 0",
-         "die 7"],  # fmt: skip
+    ids=[
+        "one board unbatched",
+        "24 points",
+        "dice unbatched",
+        "too few dice",
+        "three dice",
+        "die 0",
+        "die 7",
+    ],
 )
 def test_expand_refuses_malformed_input(boards, dice, message):
     with pytest.raises(ValueError, match=message):

@@ -13,17 +13,24 @@ Identical resulting positions of one parent are merged. Most rolls cannot produc
 *plain* roll (see :func:`_is_plain`) no checker can bear off and the bar does not force an
 order, and there the steps are restricted so that each resulting position is reached exactly
 once (see :func:`_next_allowed`). Only the other rolls' candidates are sorted on (parent,
-64-bit Zobrist hash) to merge duplicates.
+64-bit Zobrist hash) to find repeats.
 
-Why it is fast: every partial move carries the mover's occupied points, the opponent's blots
-and the opponent's made points as 25-bit masks, so the legality of all 25 sources for one die
-is a handful of integer operations per row (shift the made-point mask by the die) rather than
-25-wide board arithmetic. Playing a step adds one row of a small table of board deltas indexed
-by (source, die, hit). The boards of a move's last step are built only for the survivors,
-directly in their final order.
+Why it is fast (about 14 children per pair; see scripts/bench_engine.py):
+
+* every partial move carries the mover's occupied points, the opponent's blots and the
+  opponent's made points as 25-bit masks, so the legality of all 25 sources for one die is a
+  handful of integer operations per row (shift the made-point mask by the die);
+* the set bits of those masks are listed byte by byte through 256-entry tables
+  (:func:`_set_bits`) instead of a nonzero over 25 flags per row;
+* playing a step adds one row of a small table of board deltas indexed by (source, die, hit);
+  boards of a move's last step are built only for the kept children, in their final order,
+  which comes from sorting runs of candidates, not the candidates (:func:`_by_parent`);
+* large temporaries live in per-thread buffers reused between calls (:func:`_scratch`):
+  on a CPU, page faults on fresh memory cost more than the arithmetic.
 
 Everything is torch tensor code, so the same functions run on a CUDA device unchanged.
 Boards use gnubg's layout (see :mod:`bgai.engine.board`); the mover stays in row 1.
+Children of one parent come in a fixed order (the order of play), not sorted.
 """
 
 from __future__ import annotations
@@ -80,7 +87,7 @@ def afterstates(boards: torch.Tensor, dice: torch.Tensor, with_paths: bool = Fal
         return Afterstates(empty, none, none.new_zeros((0, 4), dtype=torch.int8), none.new_zeros((0, 4)))
     t = _tables(device)
     x = boards.to(torch.int8).reshape(n, 50).contiguous()
-    seqs = _Sequences.of(x, dice.long())
+    seqs = _Sequences.of(x, dice.to(torch.int32))
     levels, store = _play_steps(x, seqs, t, with_paths)
     return _collect(x, seqs, levels, store, t, with_paths)
 
@@ -109,7 +116,8 @@ class _Tables:
     hit_bit: torch.Tensor  # (301,) int32: bit of the landing point when the step hits
     comes_home: torch.Tensor  # (301,) int32: 1 when the step ends the checker's time outside home
     highest: torch.Tensor  # (64,) int32: highest set bit of a home-board mask (0 for none)
-    byte_bits: torch.Tensor  # (256, 8) bool: the bits of each byte value, lowest first
+    byte_count: torch.Tensor  # (256,) int32: how many bits each byte value has set
+    byte_bit: torch.Tensor  # (256 * 8,) int32: [value * 8 + k] = the k-th lowest set bit of value
 
 
 _tables_cache: dict[torch.device, _Tables] = {}
@@ -141,6 +149,7 @@ def _build_tables(device: torch.device) -> _Tables:
                     delta[code, 24] += 1
                     hit_bit[code] = 1 << dest
     highest = [max((i for i in range(6) if mask >> i & 1), default=0) for mask in range(64)]
+    byte_bits = [[b for b in range(8) if value >> b & 1] for value in range(256)]
     tables = _Tables(
         pow2=torch.tensor([1 << i for i in range(25)], dtype=torch.int32),
         zobrist_halves=halves.double(),
@@ -150,7 +159,8 @@ def _build_tables(device: torch.device) -> _Tables:
         hit_bit=hit_bit,
         comes_home=comes_home,
         highest=torch.tensor(highest, dtype=torch.int32),
-        byte_bits=torch.tensor([[v >> bit & 1 for bit in range(8)] for v in range(256)], dtype=torch.bool),
+        byte_count=torch.tensor([len(bits) for bits in byte_bits], dtype=torch.int32),
+        byte_bit=torch.tensor([(b + [0] * 8)[k] for b in byte_bits for k in range(8)], dtype=torch.int32),
     )
     return _Tables(*(getattr(tables, f).to(device) for f in _Tables.__dataclass_fields__))
 
@@ -158,7 +168,7 @@ def _build_tables(device: torch.device) -> _Tables:
 # --- reusable buffers ------------------------------------------------------------------------
 
 _scratch_space = threading.local()
-_SCRATCH_BYTES = 1 << 28  # larger temporaries are not kept between calls
+_SCRATCH_BYTES = 1 << 26  # larger temporaries (batches of ~100,000 pairs) are not kept
 
 
 def _scratch(name: str, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
@@ -236,7 +246,7 @@ class _Sequences:
     high-first row at an even index and a low-first row after it, then one row per double."""
 
     parent: torch.Tensor  # (S,) the (position, roll) pair each sequence plays
-    dice: torch.Tensor  # (S, 4) the die of each step (0: no such step)
+    dice: torch.Tensor  # (S, 4) int32: the die of each step (0: no such step)
     singles: int  # sequences [0, 2 * singles) are the non-doubles'
     plain: torch.Tensor  # (n,) bool: the parent's roll is plain (see _is_plain)
 
@@ -254,7 +264,7 @@ class _Sequences:
                 ds[:, None].expand(-1, 4),
             ]
         )
-        parent = torch.cat([single_idx.repeat_interleave(2), double_idx])
+        parent = torch.cat([single_idx[:, None].expand(-1, 2).reshape(-1), double_idx])
         return _Sequences(parent, seq_dice, len(single_idx), _is_plain(x, double))
 
 
@@ -265,6 +275,10 @@ def _is_plain(x: torch.Tensor, double: torch.Tensor) -> torch.Tensor:
     checkers are outside home (bar included) as the move has steps. For a non-double the bar
     must not hold exactly one checker: then entering with the low die frees the high die for
     any checker. With two or more on the bar both dice enter, in either order alike.
+
+    A plain double never reaches one position twice: its steps' sources never increase, the
+    one order of their multiset, and without bearing off two different multisets of sources
+    (each checker moving the same number of pips) leave the mover's checkers differently.
     """
     mover = x[:, 25:]
     outside = mover[:, 6:].sum(1)
@@ -275,14 +289,14 @@ def _is_plain(x: torch.Tensor, double: torch.Tensor) -> torch.Tensor:
 class _Frontier:
     """Partial moves still to play a die; point masks use bit i for the mover's point index i."""
 
-    seq: torch.Tensor  # (R,) which sequence each row plays
-    board_row: torch.Tensor  # (R,) the row's board in the store
+    seq: torch.Tensor  # (R,) int32: which sequence each row plays
+    board_row: torch.Tensor  # (R,) int32: the row's board in the store
     occupied: torch.Tensor  # (R,) int32 mask: points (and bar) holding a mover checker
     blots: torch.Tensor  # (R,) int32 mask: points holding exactly one opponent checker
     made: torch.Tensor  # (R,) int32 mask: points the opponent holds with two or more
     outside: torch.Tensor  # (R,) int32: mover checkers outside the home board (bar included)
     allowed: torch.Tensor  # (R,) int32 mask: sources this row's next step may use
-    die: torch.Tensor  # (R,) int64: this row's next die
+    die: torch.Tensor  # (R,) int32: this row's next die
     paths: torch.Tensor | None  # (R, 4) int8 sources of the steps so far (-1: none)
 
 
@@ -290,9 +304,9 @@ class _Frontier:
 class _Level:
     """The partial moves that have played ``k + 1`` dice, as (previous board, step code)."""
 
-    prev: torch.Tensor  # the store row of the board the step was played from
-    code: torch.Tensor  # the step played from there
-    seq: torch.Tensor
+    prev: torch.Tensor  # int32: the store row of the board the step was played from
+    code: torch.Tensor  # int32: the step played from there
+    seq: torch.Tensor  # int32
     paths: torch.Tensor | None
 
 
@@ -326,8 +340,8 @@ def _start(x: torch.Tensor, seqs: _Sequences, t: _Tables, with_paths: bool) -> _
     p = seqs.parent
     rows = len(p)
     return _Frontier(
-        seq=torch.arange(rows, device=x.device),
-        board_row=p,
+        seq=torch.arange(rows, dtype=torch.int32, device=x.device),
+        board_row=p.to(torch.int32),
         occupied=_point_mask(mover > 0, t).index_select(0, p),
         blots=_point_mask(opp_here == 1, t).index_select(0, p),
         made=_point_mask(opp_here >= 2, t).index_select(0, p),
@@ -346,7 +360,7 @@ def _legal_sources(f: _Frontier, t: _Tables) -> torch.Tensor:
     may move; a checker bears off when every mover checker is home and the die is exact, or the
     die is larger and no checker stands on a higher point (the highest occupied point).
     """
-    die = f.die.to(torch.int32)
+    die = f.die
     movable = f.occupied & f.allowed
     lands = movable & ~(f.made << die) & -(1 << die)
     lands = torch.where((f.occupied & _BAR_BIT) != 0, lands & _BAR_BIT, lands)
@@ -356,15 +370,24 @@ def _legal_sources(f: _Frontier, t: _Tables) -> torch.Tensor:
 
 
 def _set_bits(masks: torch.Tensor, t: _Tables) -> tuple[torch.Tensor, torch.Tensor]:
-    """(row, bit) of every set bit of (R,) int32 masks, in row-major order.
+    """(row, bit) of every set bit of (R,) int32 masks, in row-major order (int32 both).
 
-    Each mask's four bytes expand through a 256-entry table into 32 flags, and one nonzero
-    finds them; rows and bits are then a shift and a mask away.
+    Rather than testing all 25 bits of every row (a nonzero over R x 25 flags, the slowest
+    part of a step), each of a mask's four bytes lists its own set bits through 256-entry
+    tables: a byte's k-th output is table[value * 8 + k], k counted from the byte's first
+    output, found by a cumulative sum over the bytes.
     """
-    flags = _scratch("flags", (len(masks) * 4, 8), torch.bool, masks.device)
-    torch.index_select(t.byte_bits, 0, masks.view(torch.uint8).long(), out=flags)
-    found = torch.nonzero(flags.view(-1), out=_scratch("found", (0, 1), torch.long, masks.device)).squeeze(1)
-    return found >> 5, found & 31
+    values = masks.view(torch.uint8).int()  # little-endian: byte j holds bits 8j .. 8j + 7
+    counts = t.byte_count.index_select(0, values)
+    ends = counts.cumsum(0, dtype=torch.int32)
+    starts = ends - counts
+    total = int(ends[-1]) if len(ends) else 0
+    marks = _scratch("marks", (total + 1,), torch.int32, masks.device).zero_()
+    marks.index_add_(0, starts, torch.ones_like(starts))
+    byte = marks[:total].cumsum(0, dtype=torch.int32) - 1  # the byte each set bit comes from
+    k = torch.arange(total, dtype=torch.int32, device=masks.device) - starts.index_select(0, byte)
+    bit = t.byte_bit.index_select(0, values.index_select(0, byte) * 8 + k)
+    return byte >> 2, ((byte & 3) << 3) + bit
 
 
 def _next_allowed(f: _Frontier, seqs: _Sequences, row, seq, src, code, t: _Tables) -> torch.Tensor:
@@ -389,12 +412,11 @@ def _next_allowed(f: _Frontier, seqs: _Sequences, row, seq, src, code, t: _Table
     plain = seqs.plain.index_select(0, seqs.parent.index_select(0, seq)) & single
     low_first = (seq & 1).bool()
     second = seqs.dice[:, 1].index_select(0, seq)  # the other die of a non-double
-    src32 = src.to(torch.int32)
     # High first: exclude the point a + low (bits past the bar fall outside _ALL).
-    high_first = _ALL & ~(t.pow2.index_select(0, src) << second.to(torch.int32))
+    high_first = _ALL & ~(t.pow2.index_select(0, src) << second)
     # Low first: the moved checker's point, unless its high-first twin gives the same position.
     blots, made = f.blots.index_select(0, row), f.made.index_select(0, row)
-    via_high = (src32 - second.to(torch.int32)).clamp(min=0)
+    via_high = (src - second).clamp(min=0)
     clear_way = ((made | blots) >> via_high) & 1 == 0
     twin = (src >= second) & clear_way & (t.hit_bit.index_select(0, code) == 0)
     low_first_mask = torch.where(twin, 0, t.dest_bit.index_select(0, code))
@@ -413,9 +435,8 @@ def _play_steps(x: torch.Tensor, seqs: _Sequences, t: _Tables, with_paths: bool)
             break
         row, src = _set_bits(_legal_sources(f, t), t)
         # Bit s of the blots shifted up by the die says whether the step from s hits.
-        die = f.die.index_select(0, row)
-        hit = (f.blots.index_select(0, row) << die.to(torch.int32) >> src.to(torch.int32)) & 1
-        code = src * 12 + die * 2 - 2 + hit
+        hits_from = f.blots << f.die
+        code = src * 12 + (f.die * 2 - 2).index_select(0, row) + ((hits_from.index_select(0, row) >> src) & 1)
         board_row = f.board_row.index_select(0, row)
         seq = f.seq.index_select(0, row)
         paths = None
@@ -431,14 +452,19 @@ def _play_steps(x: torch.Tensor, seqs: _Sequences, t: _Tables, with_paths: bool)
             paths = None if paths is None else paths[first:]
         if k == 0:
             allowed = _next_allowed(f, seqs, row, seq, src, code, t)
+            live = (allowed != 0).nonzero().squeeze(1)  # a quarter or so may go no further
+            row, src, code, board_row, seq, allowed = (
+                v.index_select(0, live) for v in (row, src, code, board_row, seq, allowed)
+            )
+            paths = None if paths is None else paths.index_select(0, live)
         else:
             allowed = (t.pow2.index_select(0, src) << 1) - 1
-        count = store.boards.view(-1).index_select(0, board_row * 50 + 25 + src)
+        count = store.boards.view(-1).index_select(0, board_row.long() * 50 + 25 + src)
         emptied = torch.where(count == 1, t.pow2.index_select(0, src), 0)
         base = store.play(board_row, code)
         f = _Frontier(
             seq=seq,
-            board_row=torch.arange(base, base + len(row), device=x.device),
+            board_row=torch.arange(base, base + len(row), dtype=torch.int32, device=x.device),
             occupied=(f.occupied.index_select(0, row) ^ emptied) | t.dest_bit.index_select(0, code),
             blots=f.blots.index_select(0, row) & ~t.hit_bit.index_select(0, code),
             made=f.made.index_select(0, row),
@@ -454,26 +480,28 @@ def _play_steps(x: torch.Tensor, seqs: _Sequences, t: _Tables, with_paths: bool)
 
 
 def _collect(x, seqs: _Sequences, levels: list[_Level], store: _BoardStore, t: _Tables, with_paths: bool):
-    """Keep each parent's legal full moves, merge duplicates, and build the children in order.
+    """Keep each parent's legal full moves, drop repeats, and build the children in order.
 
     Legal full moves are the deepest level's (the higher die's on a tie at depth 1). Each
-    parent's candidates then form one contiguous block (sequences are grouped by parent, and
-    children follow their frontier rows), so ordering by parent is moving whole blocks.
+    level lists its candidates grouped by parent (sequences are grouped by parent, and
+    children follow their frontier rows), so ordering them by parent moves whole runs.
     """
     n, device = x.shape[0], x.device
     level_parent = [seqs.parent.index_select(0, lv.seq) for lv in levels]
     reached = [torch.zeros(n, dtype=torch.bool, device=device).index_fill_(0, p, True) for p in level_parent]
 
     stuck = (~reached[0]).nonzero().squeeze(1) if levels else torch.arange(n, device=device)
-    prev, code, parents = [stuck], [torch.full_like(stuck, _NO_STEP)], [stuck]
-    seq, paths = [torch.zeros_like(stuck)], [torch.full((len(stuck), 4), -1, dtype=torch.int8, device=device)]
+    prev, parents = [stuck.to(torch.int32)], [stuck]
+    code = [torch.full_like(stuck, _NO_STEP, dtype=torch.int32)]
+    seq = [torch.zeros_like(stuck, dtype=torch.int32)]
+    paths = [torch.full((len(stuck), 4), -1, dtype=torch.int8, device=device)]
     for k, (lv, parent) in enumerate(zip(levels, level_parent, strict=True)):
-        parts = [slice(None)]
+        parts = [(slice(None), False)]
         if k == 1 and len(levels) > 2:  # the non-doubles' second steps are all final
             first = int(torch.searchsorted(lv.seq, 2 * seqs.singles))
-            parts = [slice(None, first), slice(first, None)]
-        for part in parts:
-            rows = _kept(k, parent[part], lv.seq[part], levels, reached, seqs)
+            parts = [(slice(None, first), True), (slice(first, None), False)]
+        for part, final in parts:
+            rows = None if final else _kept(k, parent[part], lv.seq[part], levels, reached, seqs)
 
             def pick(v: torch.Tensor, part=part, rows=rows) -> torch.Tensor:
                 return v[part] if rows is None else v[part].index_select(0, rows)
@@ -486,20 +514,18 @@ def _collect(x, seqs: _Sequences, levels: list[_Level], store: _BoardStore, t: _
                 paths.append(pick(lv.paths))
 
     prev, code, parent = _joined("prev", prev), _joined("code", code), _joined("parent", parents)
-    survivors = _drop_duplicates(store.hashes, prev, code, parent, seqs, t)
-    if survivors is not None:
-        parent = parent.index_select(0, survivors)
-    order = _by_parent(parent)
-    chosen = order if survivors is None else survivors.index_select(0, order)
-    prev = torch.index_select(prev, 0, chosen, out=_scratch("chosen prev", chosen.shape, torch.long, device))
-    code = torch.index_select(code, 0, chosen, out=_scratch("chosen code", chosen.shape, torch.long, device))
+    repeats = _repeats(store.hashes, prev, code, parent, seqs, t)
+    parent.index_fill_(0, repeats, n)  # a parent past the last: sorted to the end, cut off
+    chosen = _by_parent(parent)[: len(parent) - len(repeats)]
+    prev = torch.index_select(prev, 0, chosen, out=_scratch("chosen prev", chosen.shape, prev.dtype, device))
+    code = torch.index_select(code, 0, chosen, out=_scratch("chosen code", chosen.shape, code.dtype, device))
     boards = store.children(prev, code)
-    parent = parent.index_select(0, order)
+    parent = parent.index_select(0, chosen)
     if not with_paths:
         return Afterstates(boards, parent)
     sources = torch.cat(paths).index_select(0, chosen)
     dice = seqs.dice.index_select(0, torch.cat(seq).index_select(0, chosen))
-    dice = torch.where(sources >= 0, dice, 0)
+    dice = torch.where(sources >= 0, dice, 0).long()
     return Afterstates(boards, parent, sources, dice)
 
 
@@ -512,7 +538,7 @@ def _joined(name: str, parts: list[torch.Tensor]) -> torch.Tensor:
 def _kept(k: int, parent, seq, levels: list[_Level], reached, seqs: _Sequences) -> torch.Tensor | None:
     """Which of level ``k``'s candidates are legal full moves (None: all of them)."""
     keep = None
-    if k + 1 < len(levels) and not (k == 1 and len(seq) and seq[0] < 2 * seqs.singles):
+    if k + 1 < len(levels):
         keep = ~reached[k + 1].index_select(0, parent)  # a deeper level exists for this parent
     if k == 0 and seqs.singles:  # only one die playable: the higher one when it can be
         single = seq < 2 * seqs.singles
@@ -524,35 +550,32 @@ def _kept(k: int, parent, seq, levels: list[_Level], reached, seqs: _Sequences) 
     return None if keep is None else keep.nonzero().squeeze(1)
 
 
-def _drop_duplicates(store_hashes, prev, code, parent, seqs: _Sequences, t: _Tables) -> torch.Tensor | None:
-    """Indices of the candidates to keep: the first of each position among the parents whose
-    roll is not plain (plain rolls have none twice); None when every candidate stays.
+def _repeats(store_hashes, prev, code, parent, seqs: _Sequences, t: _Tables) -> torch.Tensor:
+    """Candidates that repeat an earlier candidate's position for the same parent.
 
-    Duplicates are found with one stable sort on a 63-bit key (the parent in the high bits, the
-    top bits of a 64-bit Zobrist hash below); neighbours merge only if their full hashes agree.
+    Only rolls that are not plain can have any. They are found with one stable sort on a
+    63-bit key (the parent in the high bits, the top bits of a 64-bit Zobrist hash below);
+    neighbours count as equal only if their full hashes agree too.
     """
     mixed = (~seqs.plain.index_select(0, parent)).nonzero().squeeze(1)
-    if len(mixed) == 0:
-        return None
     hashes = store_hashes.index_select(0, prev.index_select(0, mixed))
     hashes += t.hash_delta.index_select(0, code.index_select(0, mixed))
-    n = len(seqs.plain)
-    hash_bits = 63 - max(1, (n - 1).bit_length())
+    hash_bits = 63 - max(1, (len(seqs.plain) - 1).bit_length())
     top = ((hashes ^ -(2**63)) >> (64 - hash_bits)) & ((1 << hash_bits) - 1)  # unsigned order
     key = (parent.index_select(0, mixed) << hash_bits) | top
     order = key.argsort(stable=True)
     k, h = key.index_select(0, order), hashes.index_select(0, order)
-    repeat = (k[1:] == k[:-1]) & (h[1:] == h[:-1])
-    keep = torch.ones(len(prev), dtype=torch.bool, device=prev.device)
-    keep.index_fill_(0, mixed.index_select(0, order[1:][repeat]), False)
-    return keep.nonzero().squeeze(1)
+    repeat = ((k[1:] == k[:-1]) & (h[1:] == h[:-1])).nonzero().squeeze(1)
+    return mixed.index_select(0, order.index_select(0, repeat + 1))
 
 
 def _by_parent(parent: torch.Tensor) -> torch.Tensor:
     """The stable order that groups candidates by parent, moving whole runs of one parent.
 
     Candidates come in runs that share a parent (a parent's candidates are few runs, often
-    one), so sorting the runs is enough: no sort over every candidate.
+    one), so sorting the runs is enough: no sort over every candidate. Output position i of a
+    run maps to input position i + (the run's start - its output start); that offset is
+    spread over the run's positions by a cumulative sum of its changes.
     """
     m, device = len(parent), parent.device
     change = torch.ones(m, dtype=torch.bool, device=device)
@@ -561,5 +584,8 @@ def _by_parent(parent: torch.Tensor) -> torch.Tensor:
     lengths = torch.diff(starts, append=torch.tensor([m], device=device))
     runs = parent.index_select(0, starts).argsort(stable=True)
     starts, lengths = starts.index_select(0, runs), lengths.index_select(0, runs)
-    moved = starts - (lengths.cumsum(0) - lengths)  # where each run is, less where it goes
-    return torch.arange(m, device=device) + torch.repeat_interleave(moved, lengths, output_size=m)
+    out_starts = lengths.cumsum(0) - lengths
+    moved = starts - out_starts
+    steps = _scratch("run steps", (m,), torch.long, device).zero_()
+    steps.index_copy_(0, out_starts, torch.diff(moved, prepend=moved.new_zeros(1)))
+    return torch.arange(m, device=device) + steps.cumsum(0)

@@ -34,7 +34,8 @@ def gnubg_selfplay_rate(seconds: float, seed: int = 0) -> tuple[float, float]:
         board = [list(start[0]), list(start[1])]
         while True:
             d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
-            board = [list(r) for r in gnubg_nn.best_move(board, d1, d2, b=1)]  # already flipped
+            _, key = gnubg_nn.best_move(board, d1, d2, b=1)  # the key of the position, already flipped
+            board = [list(r) for r in gnubg_nn.board_from_position_key(key)]
             turns += 1
             if sum(board[0]) == 0:  # the side that just moved (now row 0) bore off everything
                 break

@@ -56,8 +56,8 @@ class TrainConfig:
     "Games between checkpoints."
     device: str = "cpu"
     "cpu or cuda."
-    threads: int = 0
-    "torch threads per process (0: torch's default)."
+    threads: int = 1
+    "torch threads per process (0: torch's default); more processes (torchrun) scale better."
     runs_dir: str = "runs"
     "Where run folders are created."
 

@@ -54,7 +54,7 @@ def test_lambda_one_gives_the_game_result_from_each_movers_view():
 
 def test_td_update_equals_a_hand_computed_gradient_step(tmp_path):
     """One minibatch SGD step on squared error toward lambda-returns, recomputed by hand."""
-    from bgai.train.loop import Progress, _update, make_net
+    from bgai.train.loop import Progress, make_net, td_update
 
     cfg = load_config(None, {"optimizer": "sgd", "lr": 0.5, "lr_final": 0.5, "hidden": "[4]",
                              "batch_positions": 1000})
@@ -66,7 +66,7 @@ def test_td_update_equals_a_hand_computed_gradient_step(tmp_path):
     boards[:, 0, 5] = torch.tensor([15, 10, 5], dtype=torch.int8)
     targets = torch.rand(3, 5)
     optimizer = torch.optim.SGD(net.parameters(), lr=0.5)
-    _update(cfg, net, optimizer, [(boards, targets)], 3, Progress(), 1, torch.Generator().manual_seed(0))
+    td_update(cfg, net, optimizer, [(boards, targets)], 3, Progress(), 1, torch.Generator().manual_seed(0))
 
     manual = make_net(cfg)
     manual.load_state_dict(before)

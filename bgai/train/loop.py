@@ -110,7 +110,7 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
             if bar is not None:
                 bar.update(games)
             if ready >= cfg.batch_positions * world:
-                td = _update(cfg, net, optimizer, buffer, ready, progress, world, generator)
+                td = td_update(cfg, net, optimizer, buffer, ready, progress, world, generator)
                 buffer.clear()
                 window[4] += td * ready
                 window[5] += ready
@@ -144,7 +144,7 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
 
 # --- one update -------------------------------------------------------------------------------------
 
-def _update(cfg, net, optimizer, buffer, global_count, progress, world, generator) -> float:
+def td_update(cfg, net, optimizer, buffer, global_count, progress, world, generator) -> float:
     """Minibatch gradient steps over every buffered (position, return), each position used once.
 
     Every process takes the same number of steps (``global_count // (batch * world)``) over its

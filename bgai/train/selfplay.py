@@ -15,27 +15,11 @@ import torch
 from bgai.engine import expand, game_value, starting_board, swap_sides
 from bgai.engine.choice import random_child, segment_argmax
 from bgai.engine.dice import opening_roll, roll
-from bgai.model.probs import cubeless_equity, invert
+from bgai.model.probs import cubeless_equity
+from bgai.search.evaluator import NetEvaluator, afterstate_values
 from bgai.train.td import lambda_returns
 
 MAX_TURNS = 1000  # a history slot per game; a game reaching it is scored as it stands
-
-
-def outcome_probs(values: torch.Tensor) -> torch.Tensor:
-    """Exact five outputs for the player who just won ``values`` (1, 2 or 3) points."""
-    v = values.to(torch.float32)[:, None]
-    ones = torch.ones_like(v)
-    return torch.cat([ones, (v >= 2).float(), (v >= 3).float(), 0 * ones, 0 * ones], 1)
-
-
-def afterstate_probs(net: torch.nn.Module, children: torch.Tensor) -> torch.Tensor:
-    """Five probabilities of each afterstate for the player who just moved (exact if the game ended)."""
-    won = game_value(children)
-    probs = invert(net(swap_sides(children)).float())
-    finished = won > 0
-    if finished.any():
-        probs[finished] = outcome_probs(won[finished])
-    return probs
 
 
 @dataclass
@@ -69,7 +53,7 @@ class SelfPlay:
         if first.any():
             dice[first] = opening_roll(int(first.sum()), self.generator).to(dev)
         children, parent = expand(self.boards, dice)
-        probs = afterstate_probs(net, children)
+        probs = afterstate_values(NetEvaluator(net), children)
         pick = segment_argmax(cubeless_equity(probs), parent, k)
         if self.exploration > 0:
             explore = torch.rand(k, generator=self.generator).to(dev) < self.exploration

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from bgai.engine.board import is_race, starting_board
-from bgai.model.encoding import ENCODINGS, RICH, TESAURO198
+from bgai.model.encoding import ENCODINGS, RICH
+from bgai.model.first_layer import first_layer
 from bgai.model.net import SplitNet, ValueNet, build_net, check_spec
 from bgai.model.probs import cubeless_equity, invert, probs_from_logits
 from bgai.model.pubeval import pubeval_scores
@@ -46,21 +47,51 @@ def test_invert_swaps_the_players_and_twice_is_identity():
     torch.testing.assert_close(cubeless_equity(q), -cubeless_equity(p))
 
 
-def test_fast_first_layer_equals_encode_then_linear():
+@pytest.mark.parametrize("encoding,hidden,checkers", [("tesauro198", (40, 20), 15), ("rich", (30,), 15),
+                                                      ("tesauro198", (16,), 3)])
+def test_table_first_layer_equals_encode_then_linear(encoding, hidden, checkers):
     torch.manual_seed(1)
-    net = ValueNet("tesauro198", hidden=(40, 20))
-    boards = random_boards(1, 300)
-    assert net.fast_first_layer
-    fast = net(boards)
-    dense = net.forward_encoded(TESAURO198(boards))
-    torch.testing.assert_close(fast, dense)
-    # Gradients agree too, so training may use either path.
-    fast.sum().backward()
-    g_fast = net.layers[0].weight.grad.clone()
-    net.zero_grad()
-    dense = net.forward_encoded(TESAURO198(boards))
-    dense.sum().backward()
-    torch.testing.assert_close(g_fast, net.layers[0].weight.grad)
+    net = ValueNet(encoding, hidden=hidden, checkers=checkers)
+    enc = ENCODINGS[encoding]
+    boards = random_boards(1, 300) if checkers == 15 else hyper_boards(300)
+    with torch.no_grad():  # search and self-play take the table path
+        torch.testing.assert_close(net(boards.to(torch.int8)), net.forward_encoded(enc(boards, checkers)))
+    # Gradients through the table agree too.
+    layer = net.layers[0]
+    first_layer(boards.to(torch.int8), layer, enc, checkers).square().sum().backward()
+    g_table = [layer.weight.grad.clone(), layer.bias.grad.clone()]
+    layer.zero_grad()
+    layer(enc(boards, checkers)).square().sum().backward()
+    torch.testing.assert_close(g_table, [layer.weight.grad, layer.bias.grad], rtol=1e-5, atol=1e-4)
+
+
+def test_table_cache_follows_weight_updates():
+    torch.manual_seed(2)
+    net = ValueNet("rich", hidden=(20,))
+    boards = random_boards(3, 100)
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.5)
+    for _ in range(3):
+        with torch.inference_mode():
+            fast = net(boards)
+        torch.testing.assert_close(fast, net.forward_encoded(RICH(boards)).detach())
+        net.forward_encoded(RICH(boards)).sum().backward()
+        optimizer.step()  # in place: the cached table must not survive it
+        optimizer.zero_grad()
+    net.load_state_dict(ValueNet("rich", hidden=(20,)).state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(net(boards), net.forward_encoded(RICH(boards)))
+
+
+def hyper_boards(n: int) -> torch.Tensor:
+    """Random hypergammon-sized boards (3 checkers a side, some borne off or on the bar)."""
+    g = torch.Generator().manual_seed(2)
+    boards = torch.zeros((n, 2, 25), dtype=torch.long)
+    for side in range(2):
+        slots = torch.randint(0, 26, (n, 3), generator=g)  # 25 = borne off
+        for k in range(3):
+            on = slots[:, k] < 25
+            boards[on.nonzero().squeeze(1), side, slots[on, k]] += 1
+    return boards
 
 
 @pytest.mark.parametrize("spec", [

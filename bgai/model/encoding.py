@@ -30,11 +30,18 @@ SIDES = ("on_roll", "opponent")
 
 @dataclass(frozen=True)
 class Encoding:
-    """A named, fixed-size map from boards to network inputs (view of the player on roll)."""
+    """A named, fixed-size map from boards to network inputs (view of the player on roll).
+
+    Every encoding starts with the 196 point units of both sides (``POINT_UNITS``), then
+    the units ``features`` computes per board, then ``constants`` (units that never change,
+    such as Tesauro's turn units). The split lets a network sum the point units' share of its
+    first layer from a lookup table (:mod:`bgai.model.first_layer`) instead of building them.
+    """
 
     name: str
     names: tuple[str, ...]
-    encode: Callable[[torch.Tensor, int], torch.Tensor]
+    features: Callable[[torch.Tensor], torch.Tensor] | None = None
+    constants: tuple[float, ...] = ()
 
     @property
     def size(self) -> int:
@@ -48,8 +55,17 @@ class Encoding:
         """Inputs ``(..., size)`` float32 for boards ``(..., 2, 25)``."""
         t = torch.as_tensor(boards)
         lead = t.shape[:-2]
-        out = self.encode(t.reshape(-1, 2, 25).long(), checkers)
-        return out.reshape(*lead, self.size)
+        b = t.reshape(-1, 2, 25).long()
+        parts = [_point_units(b[:, 1], checkers), _point_units(b[:, 0], checkers)]
+        if self.features is not None:
+            parts.append(self.features(b))
+        if self.constants:
+            parts.append(torch.tensor(self.constants, device=b.device).expand(len(b), len(self.constants)))
+        return torch.cat(parts, 1).reshape(*lead, self.size)
+
+
+POINT_UNITS = 196
+"""Both sides' point, bar and off units: the first columns of every encoding."""
 
 
 def count_units(n: torch.Tensor) -> torch.Tensor:
@@ -71,26 +87,18 @@ def _point_unit_names(side: str) -> list[str]:
     return [f"{side}.p{p}.{u}" for p in range(1, 25) for u in units] + [f"{side}.bar", f"{side}.off"]
 
 
-def _tesauro198(boards: torch.Tensor, checkers: int) -> torch.Tensor:
-    n = boards.shape[0]
-    turn = torch.tensor([1.0, 0.0], device=boards.device).expand(n, 2)
-    return torch.cat([_point_units(boards[:, 1], checkers), _point_units(boards[:, 0], checkers), turn], 1)
-
-
-def _rich(boards: torch.Tensor, checkers: int) -> torch.Tensor:
+def _rich_features(boards: torch.Tensor) -> torch.Tensor:
     me, opp = boards[:, 1], boards[:, 0]
     contact = (~is_race(boards)).float()[:, None]
     mine = [f(me, opp) for f in SIDE_FEATURES.values()]
     theirs = [f(opp, me) for f in SIDE_FEATURES.values()]
-    return torch.cat(
-        [_point_units(me, checkers), _point_units(opp, checkers), contact, torch.stack(mine + theirs, 1)], 1
-    )
+    return torch.cat([contact, torch.stack(mine + theirs, 1)], 1)
 
 
 TESAURO198 = Encoding(
     "tesauro198",
     tuple(_point_unit_names("on_roll") + _point_unit_names("opponent") + ["turn.on_roll", "turn.other"]),
-    _tesauro198,
+    constants=(1.0, 0.0),  # always encoded from the side on roll
 )
 RICH = Encoding(
     "rich",
@@ -100,7 +108,7 @@ RICH = Encoding(
         + ["contact"]
         + [f"{side}.{f}" for side in SIDES for f in SIDE_FEATURES]
     ),
-    _rich,
+    features=_rich_features,
 )
 
 ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH)}

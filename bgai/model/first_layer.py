@@ -1,10 +1,14 @@
-"""The first layer over ``tesauro198`` as a sum of table lookups (never builds the inputs).
+"""A network's first layer without building its inputs: the point units as table lookups.
 
-Each point's 4 units depend only on its checker count, so a Linear layer over the 198
-inputs equals a sum, over the 52 slots (2 sides x (24 points + bar + off)), of a row looked up
-by (slot, count), plus the bias and the constant turn unit. ``embedding_bag`` does that sum;
-the table is rebuilt from the Linear's weight on every call, so gradients flow to it as usual.
-Gives the same pre-activations as ``linear(TESAURO198(boards))`` (up to float rounding).
+The 196 point units of every encoding (:data:`bgai.model.encoding.POINT_UNITS`) depend on
+each slot's checker count alone, apart from the two "borne off" units, which are linear in the
+other slots' counts (``off = checkers - sum``). So ``linear`` applied to them is a sum over
+the 50 board slots of a row looked up by (slot, count), plus a constant. ``embedding_bag``
+does that sum with the board's own bytes as indices (slot ``j`` of the flattened board holding
+``c`` checkers is row ``16 j + c``), so self-play never materialises ``(N, 198)`` floats, which
+is where most of a forward pass's memory traffic went. The table is rebuilt from the weight
+on every call, so gradients flow to it as usual; the result equals
+``linear(encoding(boards))`` up to float rounding.
 """
 
 from __future__ import annotations
@@ -12,37 +16,69 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from bgai.model.encoding import count_units
+from bgai.model.encoding import POINT_UNITS, Encoding, count_units
 
-MAX_COUNT = 16  # counts 0..15 per slot
-SLOTS_PER_SIDE = 26  # 24 points, bar, off
+MAX_COUNT = 16  # counts 0..15 per slot (no side has more than 15 checkers)
+SIDE_UNITS = POINT_UNITS // 2  # 24 points x 4, bar, off
 
 
-def lookup_table(weight: torch.Tensor, checkers: int) -> torch.Tensor:
-    """``(2 * 26 * 16, H)`` rows: what slot s holding c checkers adds to the pre-activation."""
+def lookup_table(weight: torch.Tensor, constant: torch.Tensor, checkers: int) -> torch.Tensor:
+    """``(50 * 16, H)``: row ``16 j + c`` is what slot ``j`` of a flattened board holding ``c``
+    checkers adds to the pre-activation; ``constant`` (H,) is folded into slot 0's rows.
+
+    ``weight`` is ``(H, 196)``: on-roll side's 98 units, then the opponent's. Board row 1 is
+    the side on roll, so slots 0-24 (row 0) take the opponent's weights.
+    """
     h = weight.shape[0]
     counts = torch.arange(MAX_COUNT, dtype=weight.dtype, device=weight.device)
-    sides = weight[:, :196].reshape(h, 2, 98)
+    sides = weight.reshape(h, 2, SIDE_UNITS).flip(1)  # board row order: opponent, on roll
+    off = sides[:, :, -1]  # (H, 2): each off unit is 1 - (checkers on the board) / checkers
     units = count_units(counts).to(weight.dtype)  # (16, 4)
     points = torch.einsum("ck,hspk->spch", units, sides[:, :, :96].reshape(h, 2, 24, 4))
     bar = torch.einsum("c,hs->sch", counts / 2, sides[:, :, 96])[:, None]
-    off = torch.einsum("c,hs->sch", counts / checkers, sides[:, :, 97])[:, None]
-    return torch.cat([points, bar, off], 1).reshape(2 * SLOTS_PER_SIDE * MAX_COUNT, h)
+    table = torch.cat([points, bar], 1) - torch.einsum("c,hs->sch", counts / checkers, off)[:, None]
+    table = table.reshape(2 * 25 * MAX_COUNT, h)
+    shift = torch.zeros_like(table)
+    shift[:MAX_COUNT] = constant + off.sum(1)
+    return table + shift
 
 
-def slot_indices(boards: torch.Tensor, checkers: int) -> torch.Tensor:
-    """``(N, 52)`` row numbers into :func:`lookup_table` for each board (on roll side first)."""
-    b = torch.as_tensor(boards).long()
-    rows = torch.stack([b[:, 1], b[:, 0]], 1)  # (N, 2 sides, 25): on roll, opponent
-    off = checkers - rows.sum(-1, keepdim=True)
-    counts = torch.cat([rows, off], -1).clamp(max=MAX_COUNT - 1)  # (N, 2, 26)
-    base = torch.arange(2 * SLOTS_PER_SIDE, device=b.device).view(2, SLOTS_PER_SIDE) * MAX_COUNT
-    return (base + counts).flatten(1)
+_SLOT_BASE: dict[torch.device, torch.Tensor] = {}
 
 
-def tesauro198_first_layer(boards: torch.Tensor, linear: torch.nn.Linear, checkers: int) -> torch.Tensor:
-    """Pre-activations ``(N, H)`` of ``linear`` applied to the tesauro198 inputs of ``boards``."""
-    table = lookup_table(linear.weight, checkers)
-    summed = F.embedding_bag(slot_indices(boards, checkers), table, mode="sum")
-    # Turn units are the constant [1, 0]: column 196 folds into the bias.
-    return summed + linear.bias + linear.weight[:, 196]
+def slot_indices(boards: torch.Tensor) -> torch.Tensor:
+    """``(N, 50)`` row numbers into :func:`lookup_table` (int32 when ``boards`` are small ints)."""
+    base = _SLOT_BASE.get(boards.device)
+    if base is None:
+        base = torch.arange(50, dtype=torch.int32, device=boards.device) * MAX_COUNT
+        _SLOT_BASE[boards.device] = base
+    return boards.reshape(-1, 50) + base
+
+
+def first_layer(
+    boards: torch.Tensor, linear: torch.nn.Linear, encoding: Encoding, checkers: int
+) -> torch.Tensor:
+    """Pre-activations ``(N, H)`` of ``linear`` applied to ``encoding(boards)``.
+
+    Without gradients the table is kept until the weights change (a search evaluates many
+    small batches with the same weights).
+    """
+    weight = linear.weight
+    n_features = encoding.size - POINT_UNITS - len(encoding.constants)
+    key = (weight._version, linear.bias._version, weight.data_ptr(), linear.bias.data_ptr(), checkers)
+    cached = getattr(linear, "_bgai_table", None)
+    if torch.is_grad_enabled() or cached is None or cached[0] != key:
+        constant = linear.bias
+        if encoding.constants:
+            constants = torch.tensor(encoding.constants, dtype=weight.dtype, device=weight.device)
+            constant = constant + weight[:, POINT_UNITS + n_features:] @ constants
+        table = lookup_table(weight[:, :POINT_UNITS], constant, checkers)
+        if not torch.is_grad_enabled():
+            linear._bgai_table = (key, table)
+    else:
+        table = cached[1]
+    out = F.embedding_bag(slot_indices(boards), table, mode="sum")
+    if encoding.features is not None:
+        features = encoding.features(boards.long())
+        out = torch.addmm(out, features, weight[:, POINT_UNITS:POINT_UNITS + n_features].T)
+    return out

@@ -16,7 +16,7 @@ from torch import nn
 
 from bgai.engine.board import CHECKERS, is_race
 from bgai.model.encoding import get_encoding
-from bgai.model.first_layer import tesauro198_first_layer
+from bgai.model.first_layer import first_layer
 from bgai.model.probs import probs_from_logits
 
 ACTIVATIONS = {"sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "relu": nn.ReLU, "gelu": nn.GELU}
@@ -27,8 +27,8 @@ class ValueNet(nn.Module):
     """MLP from an encoding to 5 consistent probabilities for the player on roll.
 
     ``forward(boards)`` takes integer boards ``(N, 2, 25)``; ``forward_encoded(x)`` takes the
-    encoding's inputs (what training uses). With ``tesauro198`` the first layer runs as a sum
-    of table lookups (``fast_first_layer``), which gives the same values faster.
+    encoding's inputs. From boards without gradients (search, self-play), the first layer sums
+    the point units' share from a lookup table (:mod:`bgai.model.first_layer`): same values, faster.
     """
 
     def __init__(
@@ -49,7 +49,6 @@ class ValueNet(nn.Module):
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False))
         self.head = nn.Linear(sizes[-1], 5)
         self.act = ACTIVATIONS[activation]()
-        self.fast_first_layer = encoding == "tesauro198"
 
     def spec(self) -> Spec:
         """Everything needed to rebuild this architecture (not the weights)."""
@@ -85,9 +84,9 @@ class ValueNet(nn.Module):
     def logits(self, boards: torch.Tensor) -> torch.Tensor:
         """The five free logits ``(N, 5)`` for boards ``(N, 2, 25)``."""
         boards = torch.as_tensor(boards, device=self.head.weight.device)
-        if not (self.fast_first_layer and self.layers):
+        if not self.layers or torch.is_grad_enabled():  # training minibatches are small: dense is cheaper
             return self.logits_encoded(self.encoding(boards, self.checkers))
-        x = self.act(tesauro198_first_layer(boards, self.layers[0], self.checkers))
+        x = self.act(first_layer(boards, self.layers[0], self.encoding, self.checkers))
         for layer in self.layers[1:]:
             x = self.act(layer(x))
         return self.head(x)

@@ -21,8 +21,9 @@ Checker play only: cube decisions are not graded.
 from __future__ import annotations
 
 import math
+import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol
 
 import numpy as np
@@ -148,6 +149,9 @@ class GnubgJudge:
     """gnubg (``gnubg_nn``) at ``plies``: its best move by ``best_move``, values by ``probabilities``.
 
     gnubg_nn's search filter is process-wide; it is set to gnubg's "normal" filter before judging.
+    It remembers what it worked out: each position's best move and value (``best_move`` costs
+    about 0.1 s at 2-ply) and each afterstate's value, so judging other moves in positions it
+    has seen (a ladder's levels on the same positions) costs only the new afterstates' values.
     """
 
     def __init__(self, plies: int = 2) -> None:
@@ -155,6 +159,10 @@ class GnubgJudge:
         self.plies = int(plies)
         self.evaluator = GnubgEvaluator(self.plies)
         self.name = f"gnubg@{self.plies}ply"
+        self._best: dict[bytes, bytes] = {}
+        """(board, sorted dice) -> the best afterstate's bytes."""
+        self._value: dict[bytes, float] = {}
+        """afterstate bytes -> its cubeless equity for the player who moved."""
 
     def equity_lost(self, decisions: Decisions) -> np.ndarray:
         if not len(decisions):
@@ -162,16 +170,31 @@ class GnubgJudge:
         g = self.gnubg_nn
         if self.plies > 0:
             g.set.ps(self.plies, *GNUBG_FILTERS["normal"])
-        best = []
-        for board, (d1, d2) in zip(decisions.boards.tolist(), decisions.dice.tolist(), strict=True):
-            _, key = g.best_move(board, d1, d2, n=self.plies, b=1)
-            best.append(g.board_from_position_key(key))  # opponent on roll
-        best_after = swap_sides(torch.tensor(best, dtype=torch.int8).reshape(-1, 2, 25))
-        best_eq = cubeless_equity(afterstate_values(self.evaluator, best_after))
-        chosen_eq = cubeless_equity(afterstate_values(self.evaluator, decisions.chosen))
-        same = (best_after == decisions.chosen).flatten(1).all(1)
-        lost = torch.where(same, torch.zeros_like(chosen_eq), (best_eq - chosen_eq).clamp(min=0))
-        return lost.double().numpy()
+        boards = decisions.boards.to(torch.int8).numpy()
+        dice = np.sort(decisions.dice.numpy(), axis=1)
+        keys = [b.tobytes() + bytes(d.astype(np.int8)) for b, d in zip(boards, dice, strict=True)]
+        for key, board, (d1, d2) in zip(keys, boards.tolist(), dice.tolist(), strict=True):
+            if key not in self._best:
+                _, found = g.best_move(board, d1, d2, n=self.plies, b=1)
+                after = swap_sides(torch.tensor(g.board_from_position_key(found), dtype=torch.int8)[None])
+                self._best[key] = after[0].numpy().tobytes()
+        chosen = decisions.chosen.to(torch.int8).numpy()
+        best = [self._best[key] for key in keys]
+        self._values([*best, *(c.tobytes() for c in chosen)])
+        lost = [
+            0.0 if b == c.tobytes() else max(self._value[b] - self._value[c.tobytes()], 0.0)
+            for b, c in zip(best, chosen, strict=True)
+        ]
+        return np.array(lost, dtype=np.float64)
+
+    def _values(self, afterstates: list[bytes]) -> None:
+        """Value the afterstates not valued yet."""
+        todo = list(dict.fromkeys(a for a in afterstates if a not in self._value))
+        if not todo:
+            return
+        boards = torch.tensor(np.frombuffer(b"".join(todo), dtype=np.int8).reshape(-1, 2, 25))
+        equity = cubeless_equity(afterstate_values(self.evaluator, boards)).double().tolist()
+        self._value.update(zip(todo, equity, strict=True))
 
 
 def gnubg_available() -> bool:
@@ -254,10 +277,13 @@ class GradeResult:
     seed: int
     matches: list[Match] = field(default_factory=list)
     seconds: float = 0.0
+    judged: Decisions | None = field(default=None, repr=False, compare=False)
+    """The decisions judged (not stored in ``bgai.json``): positions for :func:`paired_grade`."""
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "judged"}
+        out["matches"] = [asdict(m) for m in self.matches]
+        return {k: _finite(v) for k, v in out.items()}
 
     def strength(self) -> dict[str, Any]:
         """What ``bgai grade --write`` stores as ``strength`` in ``bgai.json``."""
@@ -301,8 +327,7 @@ def judge_decisions(judge: Judge, decisions: Decisions) -> tuple[float, float]:
     lost = judge.equity_lost(decisions)
     if not len(lost):
         return math.nan, math.nan
-    ci = 1.96 * lost.std(ddof=1) / math.sqrt(len(lost)) if len(lost) > 1 else math.nan
-    return 1000 * float(lost.mean()), 1000 * float(ci)
+    return _mean_ci(lost)
 
 
 def grade(
@@ -347,7 +372,138 @@ def grade(
         seed=seed,
         matches=matches,
         seconds=time.perf_counter() - began,
+        judged=picked,
     )
+
+
+# --- a ladder, judged on the same decisions --------------------------------------------------
+
+
+def common_positions(samples: list[Decisions], n: int, seed: int = 0) -> Decisions:
+    """``n`` positions (with their rolls) drawn evenly from ``samples`` (each level's judged
+    decisions), seeded: one set every level of a ladder is judged on (:func:`paired_grade`)."""
+    if not samples or n < 1:
+        raise ValueError("common positions need at least one sample and n >= 1")
+    shares = [n // len(samples) + (i < n % len(samples)) for i in range(len(samples))]
+    parts = [sample(s, k, seed + i) for i, (s, k) in enumerate(zip(samples, shares, strict=True))]
+    return Decisions.concat(parts)
+
+
+@dataclass
+class PairedStep:
+    """One rung of a ladder: how much more equity ``weaker`` loses than ``stronger`` per decision
+    (x 1000), both judged on the same positions, with the 95 % interval of that mean difference."""
+
+    weaker: str
+    stronger: str
+    difference: float
+    """Mean over the positions of (weaker's equity lost - stronger's), x 1000."""
+    ci95: float
+    """Half-width of its 95 % interval: 1.96 sd / sqrt(positions) of the per-position differences."""
+    differ: float
+    """Fraction of the positions where the two chose different moves."""
+
+    @property
+    def separated(self) -> bool:
+        """The stronger player is measurably stronger: the interval lies above zero."""
+        return self.difference - self.ci95 > 0
+
+
+@dataclass
+class PairedGrade:
+    """Players (weakest first) judged on one set of positions, and each adjacent pair's difference."""
+
+    judge: str
+    positions: int
+    players: list[str]
+    error_rates: list[float]
+    """Each player's error rate (x 1000) on the common positions."""
+    error_rate_ci95: list[float]
+    steps: list[PairedStep]
+    seed: int = 0
+    seconds: float = 0.0
+
+    @property
+    def monotone(self) -> bool:
+        """Every player measurably stronger than the one before it (each step's interval above 0)."""
+        return all(step.separated for step in self.steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["monotone"] = self.monotone
+        for step in out["steps"]:
+            step["separated"] = step["difference"] - step["ci95"] > 0
+        return out
+
+    def table(self) -> str:
+        lines = [f"judged by {self.judge} on the same {self.positions} positions (seed {self.seed})"]
+        for name, rate, ci in zip(self.players, self.error_rates, self.error_rate_ci95, strict=True):
+            lines.append(f"  {name}: error rate {rate:.1f} ± {ci:.1f}")
+        for step in self.steps:
+            mark = "separated" if step.separated else "NOT separated"
+            lines.append(
+                f"  {step.weaker} - {step.stronger}: {step.difference:+.2f} ± {step.ci95:.2f} per 1000 "
+                f"({100 * step.differ:.0f} % of moves differ), {mark}"
+            )
+        lines.append(f"  monotone: {'yes' if self.monotone else 'no'}; {self.seconds:.1f} s")
+        return "\n".join(lines)
+
+
+def paired_grade(
+    players: list[PlayerBase],
+    positions: Decisions,
+    judge: Judge,
+    seed: int = 0,
+    chunk: int = 128,
+    progress: bool = False,
+) -> PairedGrade:
+    """Let every player (weakest first) choose its move in each of ``positions`` (their boards and
+    rolls; ``chosen`` is ignored), judge every choice, and compare each player with the next.
+
+    A paired comparison: the same positions for all, so the luck of which positions came up
+    cancels out, and where two players choose the same move their difference is exactly 0.
+    """
+    if len(players) < 2 or not len(positions):
+        raise ValueError("a paired grade needs at least two players and one position")
+    began = time.perf_counter()
+    boards, dice = positions.boards, positions.dice
+    lost, chosen = [], []
+    for player in players:
+        start = time.perf_counter()
+        moves = torch.cat(
+            [player.choose(boards[i : i + chunk], dice[i : i + chunk]) for i in range(0, len(boards), chunk)]
+        ).to(torch.int8)
+        lost.append(judge.equity_lost(Decisions(boards, dice, moves)))
+        chosen.append(moves)
+        if progress:
+            print(
+                f"  {player.name}: {1000 * lost[-1].mean():.2f} per 1000 on {len(boards)} common positions "
+                f"({time.perf_counter() - start:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+    rates = [_mean_ci(x) for x in lost]
+    steps = []
+    for k in range(len(players) - 1):
+        mean, ci = _mean_ci(lost[k] - lost[k + 1])
+        differ = float((chosen[k] != chosen[k + 1]).flatten(1).any(1).double().mean())
+        steps.append(PairedStep(players[k].name, players[k + 1].name, mean, ci, differ))
+    return PairedGrade(
+        judge=judge.name,
+        positions=len(boards),
+        players=[p.name for p in players],
+        error_rates=[r for r, _ in rates],
+        error_rate_ci95=[c for _, c in rates],
+        steps=steps,
+        seed=seed,
+        seconds=time.perf_counter() - began,
+    )
+
+
+def _mean_ci(lost: np.ndarray) -> tuple[float, float]:
+    """Mean x 1000 and its 95 % half-width x 1000 (normal approximation)."""
+    ci = 1.96 * lost.std(ddof=1) / math.sqrt(len(lost)) if len(lost) > 1 else math.nan
+    return 1000 * float(lost.mean()), 1000 * float(ci)
 
 
 def write_strength(folder, result: GradeResult) -> None:

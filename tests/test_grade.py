@@ -18,10 +18,13 @@ from bgai.opponent import LEVELS, Opponent, export_opponent
 from bgai.opponent.grade import (
     RATING_SCALE,
     Decisions,
+    PairedStep,
     SearchJudge,
+    common_positions,
     grade,
     judge_decisions,
     load_judge,
+    paired_grade,
     rating_class,
     unforced,
     write_strength,
@@ -45,8 +48,9 @@ def tiny_opponent(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def decisions():
-    """200 positions from greedy games, with their rolls; the moves are filled in by each test."""
-    return sample_positions(200, "greedy", seed=2)
+    """200 positions (182 different) from 16 greedy games, with their rolls; the moves are filled
+    in by each test."""
+    return sample_positions(200, "greedy", seed=2, games=16)
 
 
 @pytest.mark.parametrize(
@@ -115,8 +119,11 @@ def test_grading_a_tiny_opponent_runs_and_classifies(tiny_opponent):
         opponent.player, games=2, seed=3, judge=PUBEVAL_JUDGE, decisions=12, opponents=[PubevalPlayer()]
     )
     assert again.error_rate == result.error_rate  # seeded dice and sample
+    assert len(result.judged) == 12 and torch.equal(result.judged.chosen, again.judged.chosen)
+    assert result.error_rate == pytest.approx(judge_decisions(PUBEVAL_JUDGE, result.judged)[0])
     write_strength(folder, result)
-    assert Opponent.load(folder).strength["rating"] == result.rating
+    strength = Opponent.load(folder).strength
+    assert strength["rating"] == result.rating and "judged" not in strength
 
 
 def test_grade_command_writes_the_strength(tiny_opponent, capsys):
@@ -156,3 +163,82 @@ def test_gnubg_judge_agrees_with_gnubg_on_its_own_moves(decisions):
     worse = Decisions(boards, dice, PubevalPlayer().choose(boards, dice))
     lost = judge.equity_lost(worse)
     assert (lost >= 0).all() and lost.sum() > 0
+
+
+# --- the ladder on the same positions -----------------------------------------------------------
+
+
+def _made(decisions, player=None):
+    boards, dice = decisions
+    return Decisions(boards, dice, (player or PubevalPlayer()).choose(boards, dice))
+
+
+def test_common_positions_are_drawn_evenly_and_seeded(decisions):
+    boards, dice = decisions
+    a = _made((boards[:100], dice[:100]))
+    b = _made((boards[100:130], dice[100:130]))
+    picked = common_positions([a, b], 41, seed=4)
+    assert len(picked) == 41
+    from_a = [any(torch.equal(x, y) for y in a.boards) for x in picked.boards]
+    assert sum(from_a) >= 21  # 21 from a, 20 from b (a board may turn up in both)
+    assert torch.equal(common_positions([a, b], 41, seed=4).boards, picked.boards)
+    assert not torch.equal(common_positions([a, b], 41, seed=5).boards, picked.boards)
+    assert len(common_positions([a, b], 500)) == 130  # never more than the samples hold
+    with pytest.raises(ValueError):
+        common_positions([], 10)
+
+
+def test_paired_grade_orders_noise_levels_on_the_same_positions(decisions):
+    """Pubeval at 0-ply with the ladder's noise, judged by noiseless pubeval: the noiseless player
+    loses nothing, and on these 200 positions each noise step is measurably worse."""
+    made = _made(decisions)
+    positions = made.subset(unforced(made).nonzero().squeeze(1))
+    names = ("beginner", "intermediate", "expert")
+    players = [SearchPlayer(PubevalEvaluator(), 0, noise=LEVELS[n].noise, name=n) for n in names]
+    result = paired_grade(players, positions, PUBEVAL_JUDGE, seed=7, chunk=50)
+    assert result.players == list(names) and result.positions == len(positions)
+    assert result.error_rates[-1] == 0.0 and result.error_rate_ci95[-1] == 0.0
+    assert result.error_rates[0] > result.error_rates[1] > 0
+    steps = result.steps
+    assert [(s.weaker, s.stronger) for s in steps] == [
+        ("beginner", "intermediate"),
+        ("intermediate", "expert"),
+    ]
+    assert steps[1].difference == pytest.approx(result.error_rates[1])  # the expert loses nothing
+    assert steps[0].difference == pytest.approx(result.error_rates[0] - result.error_rates[1])
+    assert all(0 < s.differ < 1 for s in steps)
+    assert result.monotone and all(s.separated for s in steps)
+    assert result.to_dict()["monotone"] is True and result.to_dict()["steps"][0]["separated"] is True
+    again = paired_grade(players, positions, PUBEVAL_JUDGE, seed=7, chunk=200)
+    assert again.error_rates == result.error_rates  # deterministic noise, batching does not matter
+
+
+def test_a_player_is_not_measurably_stronger_than_itself(decisions):
+    made = _made(decisions)
+    player = SearchPlayer(PubevalEvaluator(), 0, noise=0.05)
+    result = paired_grade([player, player], made, PUBEVAL_JUDGE)
+    step = result.steps[0]
+    assert (step.difference, step.ci95, step.differ) == (0.0, 0.0, 0.0)
+    assert not step.separated and not result.monotone
+    with pytest.raises(ValueError, match="two players"):
+        paired_grade([player], made, PUBEVAL_JUDGE)
+
+
+def test_a_step_is_separated_only_when_its_interval_is_above_zero():
+    assert PairedStep("a", "b", 1.0, 0.9, 0.1).separated
+    assert not PairedStep("a", "b", 1.0, 1.0, 0.1).separated
+    assert not PairedStep("a", "b", -2.0, 0.5, 0.1).separated  # b measurably weaker
+
+
+def test_gnubg_judge_remembers_positions_and_judges_the_same(decisions):
+    pytest.importorskip("gnubg_nn")
+    judge = load_judge("gnubg@0ply")
+    made = _made((decisions[0][:40], decisions[1][:40]))
+    lost = judge.equity_lost(made)
+    known = len(judge._best)
+    assert 0 < known <= 40
+    other = _made((decisions[0][:40], decisions[1][:40]), SearchPlayer(PubevalEvaluator(), 0, noise=0.1))
+    judge.equity_lost(other)
+    assert len(judge._best) == known  # the same positions: no new best-move search
+    fresh = load_judge("gnubg@0ply")
+    assert (fresh.equity_lost(made.subset(torch.arange(39, -1, -1))) == lost[::-1]).all()

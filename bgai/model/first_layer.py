@@ -60,25 +60,33 @@ def first_layer(
 ) -> torch.Tensor:
     """Pre-activations ``(N, H)`` of ``linear`` applied to ``encoding(boards)``.
 
-    Without gradients the table is kept until the weights change (a search evaluates many
-    small batches with the same weights).
+    Without gradients the table is kept while the weights stay equal to those it was built
+    from (a search evaluates many small batches with the same weights). Equality of contents,
+    not tensor version counters: fused optimisers update weights without bumping them.
     """
-    weight = linear.weight
-    n_features = encoding.size - POINT_UNITS - len(encoding.constants)
-    key = (weight._version, linear.bias._version, weight.data_ptr(), linear.bias.data_ptr(), checkers)
+    weight, bias = linear.weight, linear.bias
     cached = getattr(linear, "_bgai_table", None)
-    if torch.is_grad_enabled() or cached is None or cached[0] != key:
-        constant = linear.bias
+    if torch.is_grad_enabled() or cached is None or not _same(cached[:3], (checkers, weight, bias)):
+        n_features = encoding.size - POINT_UNITS - len(encoding.constants)
+        constant = bias
         if encoding.constants:
             constants = torch.tensor(encoding.constants, dtype=weight.dtype, device=weight.device)
             constant = constant + weight[:, POINT_UNITS + n_features:] @ constants
         table = lookup_table(weight[:, :POINT_UNITS], constant, checkers)
         if not torch.is_grad_enabled():
-            linear._bgai_table = (key, table)
+            linear._bgai_table = (checkers, weight.detach().clone(), bias.detach().clone(), table)
     else:
-        table = cached[1]
+        table = cached[3]
     out = F.embedding_bag(slot_indices(boards), table, mode="sum")
     if encoding.features is not None:
         features = encoding.features(boards.long())
-        out = torch.addmm(out, features, weight[:, POINT_UNITS:POINT_UNITS + n_features].T)
+        out = torch.addmm(out, features, weight[:, POINT_UNITS:POINT_UNITS + features.shape[1]].T)
     return out
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """Equal checker counts and tensors (same device, shape and contents)."""
+    if a[0] != b[0]:
+        return False
+    pairs = zip(a[1:], b[1:], strict=True)
+    return all(x.device == y.device and x.shape == y.shape and torch.equal(x, y) for x, y in pairs)

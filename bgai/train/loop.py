@@ -148,8 +148,9 @@ def td_update(cfg, net, optimizer, buffer, global_count, progress, world, genera
     """Minibatch gradient steps over every buffered (position, return), each position used once.
 
     Every process takes the same number of steps (``global_count // (batch * world)``) over its
-    own shuffled positions; per step the summed squared-error gradients and position counts are
-    all-reduced, so all processes apply identical updates. Returns the mean squared TD error.
+    own shuffled positions; each step's loss is divided by that step's position count over all
+    processes (all-reduced once up front) and the gradients are summed by an all-reduce, so all
+    processes apply identical updates. Returns the mean squared TD error.
     """
     device = next(net.parameters()).device
     boards = torch.cat([b for b, _ in buffer] or [torch.zeros((0, 2, 25), dtype=torch.int8)]).to(device)
@@ -159,36 +160,38 @@ def td_update(cfg, net, optimizer, buffer, global_count, progress, world, genera
     frac = min(progress.games / cfg.games, 1.0)
     for group in optimizer.param_groups:
         group["lr"] = cfg.lr + (cfg.lr_final - cfg.lr) * frac
+    chunks = torch.tensor_split(order, steps)
+    # Each step's gradient is the mean over the positions of all processes in that step.
+    sizes = torch.tensor([float(len(c)) for c in chunks], dtype=torch.float64)
+    if world > 1:
+        dist.all_reduce(sizes)
     net.train()
-    total = 0.0
-    for chunk in torch.tensor_split(order, steps):
-        for p in net.parameters():
-            p.grad = torch.zeros_like(p)
-        squared = torch.zeros(())
+    total = torch.zeros((), dtype=torch.float64)
+    for chunk, size in zip(chunks, sizes.tolist(), strict=True):
+        optimizer.zero_grad(set_to_none=True)
         if len(chunk):  # a process may have no positions ready: it still joins the all-reduce
             squared = ((net(boards[chunk]) - targets[chunk]) ** 2).sum()
-            squared.backward()
-        count = torch.tensor([float(len(chunk)), float(squared.detach())])
+            (squared / max(size, 1.0)).backward()
+            total += squared.detach()
         if world > 1:
-            flat = torch.cat([p.grad.reshape(-1) for p in net.parameters()] + [count])
+            params = list(net.parameters())
+            grads = [torch.zeros_like(p) if p.grad is None else p.grad for p in params]
+            flat = torch.cat([g.reshape(-1) for g in grads])
             dist.all_reduce(flat)
-            offset = 0
-            for p in net.parameters():
-                p.grad.copy_(flat[offset:offset + p.numel()].view_as(p))
-                offset += p.numel()
-            count = flat[-2:]
-        for p in net.parameters():
-            p.grad /= max(float(count[0]), 1.0)
+            for p, g in zip(params, flat.split([p.numel() for p in params]), strict=True):
+                p.grad = g.view_as(p)
         optimizer.step()
-        total += float(count[1])
     net.eval()
-    return total / max(global_count, 1) / 5
+    if world > 1:
+        dist.all_reduce(total)
+    return float(total) / max(global_count, 1) / 5
 
 
 def _make_optimizer(cfg: TrainConfig, net: torch.nn.Module) -> torch.optim.Optimizer:
     if cfg.optimizer == "sgd":
         return torch.optim.SGD(net.parameters(), lr=cfg.lr)
-    return torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    # The fused kernel does the whole update in one call: a third of a small minibatch step's time.
+    return torch.optim.Adam(net.parameters(), lr=cfg.lr, fused=True)
 
 
 # --- evaluation and logging -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import torch
 
@@ -74,9 +75,15 @@ def count_units(n: torch.Tensor) -> torch.Tensor:
     return torch.stack([(n >= 1).float(), (n >= 2).float(), (n == 3).float(), ((n - 3) / 2).clamp(min=0)], -1)
 
 
+@lru_cache(maxsize=8)
+def _count_table(device: torch.device) -> torch.Tensor:
+    """``(16, 4)``: :func:`count_units` of 0..15 checkers (a gather is cheaper than computing)."""
+    return count_units(torch.arange(16, device=device))
+
+
 def _point_units(row: torch.Tensor, checkers: int) -> torch.Tensor:
     """One side's 98 units (24 points x 4, bar, off) from its own row ``(N, 25)``."""
-    points = count_units(row[:, :24])
+    points = _count_table(row.device)[row[:, :24]]
     bar = row[:, BAR:].float() / 2
     off = (checkers - row.sum(-1, keepdim=True)).float() / checkers
     return torch.cat([points.flatten(1), bar, off], 1)

@@ -23,8 +23,8 @@ from functools import lru_cache
 
 import torch
 
-from bgai.engine.board import BAR, CHECKERS, is_race
-from bgai.model.features import SIDE_FEATURES
+from bgai.engine.board import BAR, CHECKERS
+from bgai.model.features import SIDE_FEATURES, rich_features
 
 SIDES = ("on_roll", "opponent")
 
@@ -95,11 +95,7 @@ def _point_unit_names(side: str) -> list[str]:
 
 
 def _rich_features(boards: torch.Tensor) -> torch.Tensor:
-    me, opp = boards[:, 1], boards[:, 0]
-    contact = (~is_race(boards)).float()[:, None]
-    mine = [f(me, opp) for f in SIDE_FEATURES.values()]
-    theirs = [f(opp, me) for f in SIDE_FEATURES.values()]
-    return torch.cat([contact, torch.stack(mine + theirs, 1)], 1)
+    return rich_features(boards)  # contact, then both sides' SIDE_FEATURES in one pass
 
 
 TESAURO198 = Encoding(

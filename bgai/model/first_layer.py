@@ -79,7 +79,7 @@ def first_layer(
         table = cached[3]
     out = F.embedding_bag(slot_indices(boards), table, mode="sum")
     if encoding.features is not None:
-        features = encoding.features(boards.long())
+        features = encoding.features(boards)
         out = torch.addmm(out, features, weight[:, POINT_UNITS:POINT_UNITS + features.shape[1]].T)
     return out
 

@@ -1,13 +1,17 @@
 """Time per move decision at 0, 1 and 2-ply: bgai's batched search against gnubg_nn.best_move.
 
-    python scripts/bench_search.py [--n0 2000 --n1 200 --n2 16] [--single 20] [--threads 1] [--json]
+    python scripts/bench_search.py [--n0 2000 --n1 200 --n2 16] [--single 20] [--threads 1]
+                                   [--player best --player best:noprune] [--json]
 
-bgai: a 198-80 ValueNet (``checkpoints/best.pt`` if it exists, else a fresh net of that
-shape) under :func:`bgai.search.choose_moves` with gnubg's default ("normal") move filter,
-timed two ways: batched as a bot plays (all positions in one call) and one position per call
-(latency). gnubg: ``gnubg_nn.best_move(board, d1, d2, n=plies)`` one position at a time.
-Both see the same positions, drawn from greedy self-play (``sample_positions``) after the
-opening turns and de-duplicated, so gnubg's evaluation cache does not flatter it.
+bgai: each ``--player``'s evaluator (a player spec, default ``best``: ``checkpoints/best.pt``
+behind the exact bear-off databases, with its pruning net ``best_pruner.pt`` when that exists;
+``best:noprune`` without it; a fresh 198-80 net if no ``best.pt`` is shipped) under
+:func:`bgai.search.choose_moves` with gnubg's default ("normal") move filter, timed two ways:
+batched as a bot plays (all positions in one call) and one position per call (latency). The
+evaluator timed is printed. gnubg: ``gnubg_nn.best_move(board, d1, d2, n=plies)`` one position
+at a time (gnubg_nn's own settings). All see the same positions, drawn from greedy self-play
+(``sample_positions``) after the opening turns and de-duplicated; gnubg sees positions bgai
+is not timed on, so its evaluation cache does not flatter it.
 """
 
 from __future__ import annotations
@@ -15,16 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import torch
 
+from bgai.bots.specs import evaluator_of, load_player
 from bgai.engine.sampling import sample_positions
-from bgai.model.checkpoint import load_net
 from bgai.model.net import ValueNet
 from bgai.search import NetEvaluator, choose_moves
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def fresh_positions(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -40,6 +41,32 @@ def fresh_positions(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
             keep.append(i)
     keep = torch.tensor(keep[:n])
     return boards[keep], dice[keep]
+
+
+def player_evaluator(spec: str):
+    """(label, evaluator) of a player spec; ``best`` falls back to a fresh 198-80 net if not shipped."""
+    try:
+        evaluator = evaluator_of(load_player(spec), "bench_search")[0]
+    except ValueError:
+        if not spec.startswith("best"):
+            raise
+        return f"{spec} (no best.pt: fresh ValueNet 198-80)", NetEvaluator(ValueNet("tesauro198", (80,)))
+    return spec, evaluator
+
+
+def describe(evaluator) -> str:
+    """What an evaluator is made of, e.g. ``pruned(bearoff(net best), pruner=bearoff(net best_pruner))``."""
+    pruner = getattr(evaluator, "pruner", None)
+    if pruner is not None:
+        return f"pruned({describe(evaluator.evaluator)}, pruner={describe(pruner)})"
+    if hasattr(evaluator, "fallback"):
+        return f"bearoff-db({describe(evaluator.fallback)})"
+    if hasattr(evaluator, "net"):
+        net = evaluator.net
+        spec = net.spec() if hasattr(net, "spec") else {}
+        shape = "-".join(str(h) for h in spec.get("hidden", []))
+        return f"net {evaluator.name} [{spec.get('encoding', '?')} {shape}]"
+    return type(evaluator).__name__
 
 
 def time_bgai_batched(evaluator, boards, dice, plies) -> float:
@@ -73,60 +100,58 @@ def main() -> None:
     parser.add_argument("--single", type=int, default=20, help="positions for single-position latency")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
+    parser.add_argument(
+        "--player", action="append", help="bgai player spec to time (repeatable; default best)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    best = ROOT / "checkpoints" / "best.pt"
-    net = load_net(best) if best.is_file() else ValueNet("tesauro198", (80,))
-    evaluator = NetEvaluator(net)
+    players = [player_evaluator(spec) for spec in args.player or ["best"]]
     counts = {0: args.n0, 1: args.n1, 2: args.n2}
     boards, dice = fresh_positions(max(counts.values()) * 2 + args.single, args.seed)
-    choose_moves(evaluator, boards[:8], dice[:8], 1)  # warm-up: allocator, lookup tables
+    for _, evaluator in players:
+        choose_moves(evaluator, boards[:8], dice[:8], 1)  # warm-up: allocator, lookup tables
 
     rows = []
     for plies, n in counts.items():
-        # Separate slices for each timing, so no position is seen twice by gnubg's cache.
+        # Separate slices for bgai and gnubg, so no position is seen twice by gnubg's cache.
         b, d = boards[:n], dice[:n]
         sb, sd = boards[n : n + min(args.single, n)], dice[n : n + min(args.single, n)]
         gb, gd = boards[n + len(sb) : 2 * n + len(sb)], dice[n + len(sb) : 2 * n + len(sb)]
-        batched = time_bgai_batched(evaluator, b, d, plies)
-        single = time_bgai_single(evaluator, sb, sd, plies)
         gnubg = time_gnubg(gb, gd, plies)
-        rows.append(
-            {
-                "plies": plies,
-                "positions": n,
-                "bgai_batched_ms": 1e3 * batched,
-                "bgai_single_ms": 1e3 * single,
-                "gnubg_ms": 1e3 * gnubg,
-                "batched_vs_gnubg": batched / gnubg,
-                "single_vs_gnubg": single / gnubg,
-            }
-        )
-
-    if args.json:
-        print(
-            json.dumps(
+        for label, evaluator in players:
+            batched = time_bgai_batched(evaluator, b, d, plies)
+            single = time_bgai_single(evaluator, sb, sd, plies)
+            rows.append(
                 {
-                    "net": str(best) if best.is_file() else "fresh 198-80",
-                    "threads": torch.get_num_threads(),
-                    "rows": rows,
-                },
-                indent=2,
+                    "player": label,
+                    "plies": plies,
+                    "positions": n,
+                    "bgai_batched_ms": 1e3 * batched,
+                    "bgai_single_ms": 1e3 * single,
+                    "gnubg_ms": 1e3 * gnubg,
+                    "batched_vs_gnubg": batched / gnubg,
+                    "single_vs_gnubg": single / gnubg,
+                }
             )
-        )
+
+    described = {label: describe(evaluator) for label, evaluator in players}
+    if args.json:
+        print(json.dumps({"players": described, "threads": torch.get_num_threads(), "rows": rows}, indent=2))
         return
-    name = best if best.is_file() else "fresh ValueNet 198-80"
-    print(f"net: {name}; torch threads {torch.get_num_threads()}")
+    for label, text in described.items():
+        print(f"{label}: {text}")
+    print(f"torch threads {torch.get_num_threads()}")
+    width = max(len(label) for label in described)
     print(
-        f"{'ply':>3} {'positions':>9} {'bgai batched':>13} {'bgai single':>12} {'gnubg':>10} "
-        f"{'batched/gnubg':>14} {'single/gnubg':>13}"
+        f"{'player':<{width}} {'ply':>3} {'positions':>9} {'bgai batched':>13} {'bgai single':>12} "
+        f"{'gnubg':>10} {'batched/gnubg':>14} {'single/gnubg':>13}"
     )
     for r in rows:
         print(
-            f"{r['plies']:>3} {r['positions']:>9} {r['bgai_batched_ms']:>10.3f} ms "
+            f"{r['player']:<{width}} {r['plies']:>3} {r['positions']:>9} {r['bgai_batched_ms']:>10.3f} ms "
             f"{r['bgai_single_ms']:>9.3f} ms {r['gnubg_ms']:>7.3f} ms "
             f"{r['batched_vs_gnubg']:>13.2f}x {r['single_vs_gnubg']:>12.2f}x"
         )

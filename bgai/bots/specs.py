@@ -8,11 +8,19 @@ A spec is ``NAME[@<n>ply]``:
 ``best``                     the network shipped in ``checkpoints/best.pt``, 0-ply
 ``PATH``                     a bgai checkpoint file (e.g. ``runs/x/latest.pt``), 0-ply
 ``best:nodb`` / ``PATH:nodb``  the network alone, without the exact bear-off databases
+``best:noprune``             ``best`` without its pruning net (below)
 ``gnubg``                    gnubg's own move choice (``gnubg_nn.best_move``), 0-ply
 ``gnubg:LEVEL``              gnubg's named levels, below
 ==========================  ===========================================================
 
 ``@<n>ply`` (0-4) sets the lookahead in gnubg's numbering: ``best@1ply``, ``gnubg@2ply``.
+Suffixes combine: ``best:nodb:noprune@2ply``.
+
+**Pruning**: when ``checkpoints/best_pruner.pt`` exists, ``best`` carries it as a pruner (as
+gnubg's pruning nets): at 1 ply and deeper, the search picks each inner node's reply with that
+small net and values only the chosen reply with ``best`` (:mod:`bgai.search.ply`); the root's
+candidates are still ranked by ``best``. It changes nothing at 0-ply. The pruner gets the
+bear-off databases too unless ``:nodb``.
 
 gnubg's named levels (reference/formats.md §8) as far as ``gnubg_nn`` allows:
 
@@ -56,7 +64,7 @@ GNUBG_LEVELS: dict[str, tuple[int, float, str]] = {
 
 SPEC_HELP = (
     "random, pubeval, best, a checkpoint path (':nodb' after either: without the bear-off "
-    "databases), gnubg or gnubg:<level> "
+    "databases; ':noprune' after best: without its pruning net), gnubg or gnubg:<level> "
     f"({'|'.join(GNUBG_LEVELS)}), optionally with @<n>ply"
 )
 
@@ -89,21 +97,54 @@ def load_player(spec: str) -> PlayerBase:
         from bgai.opponent import opponent_player
 
         return opponent_player(base, plies, name)
-    net_only = base.endswith(":nodb")
-    base = base.removesuffix(":nodb")
+    base, options = _net_options(base)
     if base == "best" or _looks_like_path(base):
-        from bgai.model.checkpoint import load_net, shipped_checkpoint
-        from bgai.search.evaluator import NetEvaluator
-
-        path = shipped_checkpoint("best") if base == "best" else Path(base)
-        evaluator = NetEvaluator(load_net(path), name=base)
-        if not net_only:  # exact bear-off databases wherever both sides are bearing off
-            from bgai.bearoff import BearoffEvaluator
-
-            evaluator = BearoffEvaluator(evaluator)
-            evaluator.name = base
+        if "noprune" in options and base != "best":
+            raise ValueError(f"bad player spec {spec!r}: ':noprune' applies to best only")
+        prune = base == "best" and "noprune" not in options
+        evaluator = _net_evaluator(base, with_db="nodb" not in options, prune=prune)
         return SearchPlayer(evaluator, plies or 0, name=name or f"{spec.split('@')[0]}@{plies or 0}ply")
     raise ValueError(f"unknown player {spec!r}: expected {SPEC_HELP}")
+
+
+_NET_OPTIONS = ("nodb", "noprune")
+
+
+def _net_options(base: str) -> tuple[str, set[str]]:
+    """``best:nodb:noprune`` -> (``best``, {nodb, noprune}): the suffixes a network takes, any order."""
+    options: set[str] = set()
+    while True:
+        head, _, tail = base.rpartition(":")
+        if not head or tail not in _NET_OPTIONS:
+            return base, options
+        options.add(tail)
+        base = head
+
+
+def _net_evaluator(base: str, with_db: bool, prune: bool) -> Evaluator:
+    """The evaluator of ``best`` or a checkpoint file: the net, behind the exact bear-off
+    databases when ``with_db``; with ``best``'s pruning net attached when ``prune`` and it exists."""
+    from bgai.model.checkpoint import SHIPPED, load_net, shipped_checkpoint
+    from bgai.search.evaluator import NetEvaluator, PrunedEvaluator
+
+    path = shipped_checkpoint("best") if base == "best" else Path(base)
+    evaluator: Evaluator = NetEvaluator(load_net(path), name=base)
+    pruner: Evaluator | None = None
+    pruner_path = SHIPPED / f"{base}_pruner.pt"
+    if prune and pruner_path.is_file():
+        pruner = NetEvaluator(load_net(pruner_path), name=f"{base}_pruner")
+    if with_db:  # exact bear-off databases wherever both sides are bearing off
+        from bgai.bearoff import BearoffEvaluator
+
+        db = BearoffEvaluator(evaluator)
+        db.name = base
+        evaluator = db
+        if pruner is not None:
+            pruner = BearoffEvaluator(pruner, db.one_sided, db.two_sided)
+            pruner.name = f"{base}_pruner"
+    if pruner is not None:
+        evaluator = PrunedEvaluator(evaluator, pruner, name=base)
+    return evaluator
 
 
 def evaluator_of(player: PlayerBase, task: str = "this") -> tuple[Evaluator, int, MoveFilter]:

@@ -9,8 +9,10 @@ from bgai.search.evaluator import (
     Evaluator,
     GnubgEvaluator,
     NetEvaluator,
+    PrunedEvaluator,
     PubevalEvaluator,
     afterstate_values,
+    pruner_of,
     terminal_probs,
 )
 from bgai.search.ply import (
@@ -43,6 +45,7 @@ __all__ = [
     "GnubgEvaluator",
     "MoveFilter",
     "NetEvaluator",
+    "PrunedEvaluator",
     "PubevalEvaluator",
     "RankedMove",
     "afterstate_values",
@@ -52,6 +55,7 @@ __all__ = [
     "keep_by_filter",
     "pick_best",
     "position_noise",
+    "pruner_of",
     "rank_moves",
     "score_candidates",
     "terminal_probs",

@@ -9,6 +9,12 @@ side has no checkers left is a finished game; every evaluator returns its exact 
 Implementations: :class:`NetEvaluator` (a bgai network), :class:`PubevalEvaluator` (pubeval
 squashed into a win probability, for testing search plumbing only) and
 :class:`GnubgEvaluator` (gnubg's own net through the optional ``gnubg_nn`` package).
+
+**Pruning** (gnubg's pruning nets): an evaluator may carry a ``pruner`` attribute, itself an
+evaluator, cheap and roughly as good at *ranking* moves. The n-ply search then picks the moves
+of its inner nodes (each (position, roll)'s best reply) by the pruner and values only the
+chosen ones with the evaluator; see :func:`bgai.search.ply.evaluate_position`.
+:class:`PrunedEvaluator` attaches one to any evaluator; :func:`pruner_of` reads it.
 """
 
 from __future__ import annotations
@@ -120,6 +126,28 @@ class PubevalEvaluator(_Base):
         probs = torch.zeros(len(boards), 5, device=boards.device)
         probs[:, 0] = mover_wins
         return invert(probs)
+
+
+class PrunedEvaluator:
+    """``evaluator`` with a cheap ``pruner`` for the search's inner move choices.
+
+    ``evaluate`` is ``evaluator``'s: every value the search keeps comes from it; the pruner only
+    picks which reply at an inner node gets valued. ``name`` and ``checkers`` are ``evaluator``'s.
+    """
+
+    def __init__(self, evaluator: Evaluator, pruner: Evaluator, name: str | None = None) -> None:
+        self.evaluator = evaluator
+        self.pruner = pruner
+        self.name = name or getattr(evaluator, "name", "pruned")
+        self.checkers = int(getattr(evaluator, "checkers", CHECKERS))
+
+    def evaluate(self, boards: torch.Tensor) -> torch.Tensor:
+        return self.evaluator.evaluate(boards)
+
+
+def pruner_of(evaluator: Evaluator) -> Evaluator | None:
+    """The pruner ``evaluator`` carries (its ``pruner`` attribute), or ``None``."""
+    return getattr(evaluator, "pruner", None)
 
 
 def import_gnubg_nn():

@@ -44,7 +44,8 @@ def gnubg_selfplay_rate(seconds: float, seed: int = 0) -> tuple[float, float]:
     return games / elapsed, turns / max(games, 1)
 
 
-def bgai_selfplay_rate(seconds: float, processes: int, parallel_games: int, warm_games: int) -> float:
+def bgai_selfplay_rate(seconds: float, processes: int, parallel_games: int, warm_games: int,
+                       average_every: int, batch_positions: int) -> float:
     """Games/s of a real training run, between a warm-up checkpoint and the end of a resumed run
     (the loop's own clock: process start-up excluded)."""
     launcher = [sys.executable, "-m", "bgai"]
@@ -55,7 +56,8 @@ def bgai_selfplay_rate(seconds: float, processes: int, parallel_games: int, warm
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([*launcher, "train", f"games={warm_games}", f"parallel_games={parallel_games}",
                         "hidden=[80]", "encoding=tesauro198", "eval_every=0", "threads=1", f"runs_dir={tmp}",
-                        "lr=0.003", "lr_final=0.003", f"checkpoint_every={warm_games}"],
+                        "lr=0.003", "lr_final=0.003", f"checkpoint_every={warm_games}",
+                        f"average_every={average_every}", f"batch_positions={batch_positions}"],
                        check=True, capture_output=True, env=env)
         run = next(Path(tmp).iterdir())
         warm = torch.load(run / "latest.pt", weights_only=True)["progress"]
@@ -72,13 +74,18 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--parallel-games", type=int, default=512, help="games at once per process")
     parser.add_argument("--warm-games", type=int, default=3000)
+    parser.add_argument("--average-every", type=int, default=0,
+                        help="turns between weight averages across processes (0: all-reduce every step)")
+    parser.add_argument("--batch-positions", type=int, default=128, help="positions per step per process")
     args = parser.parse_args()
 
     gnubg_rate, gnubg_len = gnubg_selfplay_rate(args.seconds)
     print(f"gnubg 0-ply self-play:  {gnubg_rate:8.1f} games/s  ({gnubg_len:.1f} turns/game, 1 process)")
-    rate = bgai_selfplay_rate(args.seconds, args.processes, args.parallel_games, args.warm_games)
+    rate = bgai_selfplay_rate(args.seconds, args.processes, args.parallel_games, args.warm_games,
+                              args.average_every, args.batch_positions)
     print(f"bgai TD self-play 198-80: {rate:8.1f} games/s  ({args.processes} x 1 thread, "
-          f"{args.parallel_games} games each, updates included)")
+          f"{args.parallel_games} games each, updates included, "
+          f"average_every={args.average_every}, batch_positions={args.batch_positions})")
     print(f"ratio bgai / gnubg: {rate / gnubg_rate:.2f}")
 
 

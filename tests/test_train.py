@@ -57,7 +57,7 @@ def test_td_update_equals_a_hand_computed_gradient_step(tmp_path):
     from bgai.train.loop import Progress, make_net, td_update
 
     cfg = load_config(None, {"optimizer": "sgd", "lr": 0.5, "lr_final": 0.5, "hidden": "[4]",
-                             "batch_positions": 1000})
+                             "batch_positions": 3})
     torch.manual_seed(0)
     net = make_net(cfg)
     before = {k: v.clone() for k, v in net.state_dict().items()}
@@ -66,7 +66,7 @@ def test_td_update_equals_a_hand_computed_gradient_step(tmp_path):
     boards[:, 0, 5] = torch.tensor([15, 10, 5], dtype=torch.int8)
     targets = torch.rand(3, 5)
     optimizer = torch.optim.SGD(net.parameters(), lr=0.5)
-    td_update(cfg, net, optimizer, [(boards, targets)], 3, Progress(), 1, torch.Generator().manual_seed(0))
+    td_update(cfg, net, optimizer, boards, targets, Progress(), 1)
 
     manual = make_net(cfg)
     manual.load_state_dict(before)
@@ -140,11 +140,13 @@ def test_corrupt_or_mismatched_checkpoint_gives_one_line_error(tmp_path, capsys)
     assert "architecture" in capsys.readouterr().err or "mismatch" in capsys.readouterr().err
 
 
-def test_two_processes_train_in_step(tmp_path):
-    """torchrun-style launch, gloo on the CPU: both processes end with identical weights."""
+@pytest.mark.parametrize("average_every", [0, 3])
+def test_two_processes_train_in_step(tmp_path, average_every):
+    """torchrun-style launch, gloo on the CPU: both processes end with identical weights, whether
+    gradients are all-reduced every step or each process steps alone and the weights are averaged."""
+    overrides = {**TINY, "games": 60, "average_every": average_every}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-           "-m", "bgai", "train", *[f"{k}={v}" for k, v in {**TINY, "games": 60}.items()],
-           f"runs_dir={tmp_path}"]
+           "-m", "bgai", "train", *[f"{k}={v}" for k, v in overrides.items()], f"runs_dir={tmp_path}"]
     env = {**os.environ, "BGAI_BACKEND": "gloo", "OMP_NUM_THREADS": "1"}
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

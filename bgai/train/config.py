@@ -45,6 +45,8 @@ class TrainConfig:
     "Learning rate at the end (linear decay over the run's games)."
     batch_positions: int = 128
     "Positions per gradient step; steps run as soon as that many returns are ready (per process)."
+    average_every: int = 0
+    "0: gradients all-reduced every step (identical updates); N: own steps, weights averaged every N turns."
     exploration: float = 0.0
     "Probability of a uniformly random move instead of the greedy one."
 
@@ -123,6 +125,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         (cfg.device in ("cpu", "cuda") or cfg.device.startswith("cuda:"), f"unknown device {cfg.device!r}"),
         (all(h > 0 for h in cfg.hidden), "hidden sizes must be positive"),
         (cfg.batch_positions > 0, "batch_positions must be positive"),
+        (cfg.average_every >= 0, "average_every must be 0 or more"),
         (cfg.eval_games % 2 == 0, "eval_games must be even (duplicate dice play games in pairs)"),
     ]
     for ok, message in checks:

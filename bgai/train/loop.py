@@ -8,10 +8,12 @@ Several processes (data-parallel self-play, synchronised updates; gloo on CPU, n
 
     torchrun --nproc_per_node 2 -m bgai train configs/quick.toml threads=1
 
-Each process plays its own ``parallel_games`` games; every turn the processes agree (one
-all-reduce) on whether enough returns are ready, and if so each computes the summed squared
-error gradient over its own positions and the sums are all-reduced, so every process applies
-the same update to the same weights. A checkpoint (``latest.pt`` plus ``ckpt_<games>.pt``,
+Each process plays its own ``parallel_games`` games and buffers the finished games'
+(position, lambda-return) rows. Every turn the processes agree (one all-gather) on how many
+rows the one with the fewest has ready; each then takes that many of its oldest rows, in
+minibatches of ``batch_positions``, and per minibatch the gradients are all-reduced, so every
+process applies the same update to the same weights with equal work (nobody waits on a bigger
+share). Leftover rows wait for the next update. A checkpoint (``latest.pt`` plus ``ckpt_<games>.pt``,
 written atomically) holds the weights, optimiser, counters, every RNG state and the running
 games, so ``--resume`` continues exactly; Ctrl-C saves before exiting.
 """
@@ -76,7 +78,7 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
         ckpt = load_checkpoint(run_dir / "latest.pt")
         if rank:  # this process's own games, dice and buffer
             own = load_checkpoint(latest)
-            ckpt = {**ckpt, **{k: own[k] for k in ("rng", "selfplay", "buffer")}}
+            ckpt = {**ckpt, **{k: own[k] for k in ("rng", "selfplay", "buffer", "optimizer") if k in own}}
         _restore(ckpt, net, optimizer, generator, selfplay, progress, buffer, cfg, device)
         if rank == 0:
             log(f"resumed {run_dir} at {progress.games} games")
@@ -93,28 +95,38 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
         progress.wall_seconds = time.perf_counter() - started
         _save(run_dir, rank, cfg, net, optimizer, generator, selfplay, progress, buffer)
 
+    turn, pending = 0, torch.zeros(3)  # with average_every: games, turns, gammons since the last average
     try:
         while progress.games < cfg.games:
             finished = selfplay.play_turn(net)
             if finished.games:
                 buffer.append((finished.boards, finished.returns))
-            local = torch.tensor([sum(len(b) for b, _ in buffer), finished.games, finished.turns,
-                                  finished.gammons], dtype=torch.float64)
-            if world > 1:
-                dist.all_reduce(local)
-            ready, games, turns, gammons = (int(v) for v in local)
+            if cfg.average_every:  # own steps; weights averaged every average_every turns
+                ready = sum(len(b) for b, _ in buffer)
+                pending += torch.tensor([finished.games, finished.turns, finished.gammons])
+                sharing = 1
+            else:
+                ready, games, turns, gammons = _agree(buffer, finished, world)
+                sharing = world
+            steps = ready // cfg.batch_positions
+            if steps:
+                boards, targets = _take(buffer, steps * cfg.batch_positions, generator)
+                td = td_update(cfg, net, optimizer, boards, targets, progress, sharing)
+                window[4] += td * len(boards) * sharing
+                window[5] += len(boards) * sharing
+                progress.updates += 1
+            if cfg.average_every:
+                turn += 1
+                if turn % cfg.average_every:
+                    continue
+                games, turns, gammons = _average(net, pending, world)
+                pending.zero_()
             progress.games += games
             progress.turns += turns
             window[2] += turns
             window[3] += gammons
             if bar is not None:
                 bar.update(games)
-            if ready >= cfg.batch_positions * world:
-                td = td_update(cfg, net, optimizer, buffer, ready, progress, world, generator)
-                buffer.clear()
-                window[4] += td * ready
-                window[5] += ready
-                progress.updates += 1
 
             if writer is not None and progress.games - window[1] >= max(100, cfg.parallel_games // 2):
                 window = _log_scalars(writer, bar, progress, window, optimizer)
@@ -144,39 +156,30 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
 
 # --- one update -------------------------------------------------------------------------------------
 
-def td_update(cfg, net, optimizer, buffer, global_count, progress, world, generator) -> float:
-    """Minibatch gradient steps over every buffered (position, return), each position used once.
+def td_update(cfg, net, optimizer, boards, targets, progress, world) -> float:
+    """One gradient step per ``batch_positions`` rows of (``boards``, ``targets``), in order.
 
-    Every process takes the same number of steps (``global_count // (batch * world)``) over its
-    own shuffled positions; each step's loss is divided by that step's position count over all
-    processes (all-reduced once up front) and the gradients are summed by an all-reduce, so all
-    processes apply identical updates. Returns the mean squared TD error.
+    Every process passes the same number of rows, so every step weighs the same number of
+    positions everywhere: the loss is the squared error over the step's positions of all
+    processes divided by their number, the gradients are summed by an all-reduce, and all
+    processes apply identical updates. Returns the mean squared TD error (per output).
     """
     device = next(net.parameters()).device
-    boards = torch.cat([b for b, _ in buffer] or [torch.zeros((0, 2, 25), dtype=torch.int8)]).to(device)
-    targets = torch.cat([r for _, r in buffer] or [torch.zeros((0, 5))]).to(device)
-    order = torch.randperm(len(boards), generator=generator).to(device)
-    steps = max(global_count // (cfg.batch_positions * world), 1)
-    frac = min(progress.games / cfg.games, 1.0)
+    boards, targets = boards.to(device), targets.to(device)
+    lr = cfg.lr + (cfg.lr_final - cfg.lr) * min(progress.games / cfg.games, 1.0)
     for group in optimizer.param_groups:
-        group["lr"] = cfg.lr + (cfg.lr_final - cfg.lr) * frac
-    chunks = torch.tensor_split(order, steps)
-    # Each step's gradient is the mean over the positions of all processes in that step.
-    sizes = torch.tensor([float(len(c)) for c in chunks], dtype=torch.float64)
-    if world > 1:
-        dist.all_reduce(sizes)
+        group["lr"] = lr
+    params = list(net.parameters())
     net.train()
-    total = torch.zeros((), dtype=torch.float64)
-    for chunk, size in zip(chunks, sizes.tolist(), strict=True):
+    total = torch.zeros((), dtype=torch.float64, device=device)
+    for chunk in range(0, len(boards), cfg.batch_positions):
+        rows = slice(chunk, chunk + cfg.batch_positions)
         optimizer.zero_grad(set_to_none=True)
-        if len(chunk):  # a process may have no positions ready: it still joins the all-reduce
-            squared = ((net(boards[chunk]) - targets[chunk]) ** 2).sum()
-            (squared / max(size, 1.0)).backward()
-            total += squared.detach()
+        squared = ((net(boards[rows]) - targets[rows]) ** 2).sum()
+        (squared / (cfg.batch_positions * world)).backward()
+        total += squared.detach()
         if world > 1:
-            params = list(net.parameters())
-            grads = [torch.zeros_like(p) if p.grad is None else p.grad for p in params]
-            flat = torch.cat([g.reshape(-1) for g in grads])
+            flat = torch.cat([p.grad.reshape(-1) for p in params])
             dist.all_reduce(flat)
             for p, g in zip(params, flat.split([p.numel() for p in params]), strict=True):
                 p.grad = g.view_as(p)
@@ -184,7 +187,46 @@ def td_update(cfg, net, optimizer, buffer, global_count, progress, world, genera
     net.eval()
     if world > 1:
         dist.all_reduce(total)
-    return float(total) / max(global_count, 1) / 5
+    return float(total) / max(len(boards) * world, 1) / 5
+
+
+def _agree(buffer, finished, world) -> tuple[int, int, int, int]:
+    """(positions ready on every process, games, turns, gammons finished by all) this turn.
+
+    Updates use as many positions as the process with the fewest has ready, so that every
+    step weighs the same work on every process (no process waits on a bigger share).
+    """
+    local = torch.tensor([sum(len(b) for b, _ in buffer), finished.games, finished.turns, finished.gammons],
+                         dtype=torch.float64)
+    if world == 1:
+        return tuple(int(v) for v in local)
+    every = [torch.zeros_like(local) for _ in range(world)]
+    dist.all_gather(every, local)
+    every = torch.stack(every)
+    sums = every[:, 1:].sum(0)
+    return int(every[:, 0].min()), int(sums[0]), int(sums[1]), int(sums[2])
+
+
+def _average(net, pending, world) -> tuple[int, int, int]:
+    """Average the weights of all processes; returns the summed (games, turns, gammons) ``pending``."""
+    params = [p.detach() for p in net.parameters()]
+    flat = torch.cat([p.reshape(-1) for p in params] + [pending.to(params[0])])
+    if world > 1:
+        dist.all_reduce(flat)
+        for p, mean in zip(params, flat[:-3].split([p.numel() for p in params]), strict=True):
+            p.copy_(mean.view_as(p) / world)
+    return tuple(int(v) for v in flat[-3:].round())
+
+
+def _take(buffer, count, generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """The ``count`` oldest buffered (position, return) rows, shuffled; the rest stay buffered."""
+    boards = torch.cat([b for b, _ in buffer])
+    targets = torch.cat([r for _, r in buffer])
+    buffer.clear()
+    if count < len(boards):
+        buffer.append((boards[count:], targets[count:]))
+    order = torch.randperm(count, generator=generator).to(boards.device)
+    return boards[:count][order], targets[:count][order]
 
 
 def _make_optimizer(cfg: TrainConfig, net: torch.nn.Module) -> torch.optim.Optimizer:
@@ -309,8 +351,9 @@ def _save(run_dir, rank, cfg, net, optimizer, generator, selfplay, progress, buf
         save_atomic(state, run_dir / "latest.pt")
         save_atomic({k: state[k] for k in ("format", "net_spec", "model", "config", "progress")},
                     run_dir / f"ckpt_{progress.games}.pt")
-    else:  # its own games and dice; the weights too, so that their equality can be checked
+    else:  # its own games, dice and optimiser; the weights too, so that their equality can be checked
         state["model"] = {k: v.cpu() for k, v in net.state_dict().items()}
+        state["optimizer"] = optimizer.state_dict()
         save_atomic(state, run_dir / _state_file(rank))
 
 

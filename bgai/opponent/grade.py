@@ -16,6 +16,14 @@ The judge is gnubg at 2-ply when gnubg is installed (``gnubg_nn.best_move(..., n
 best move, ``gnubg_nn.probabilities(..., 2)`` for both values), else bgai's shipped ``best`` net
 at 2-ply, else the graded player's own net at 2-ply; ``--judge SPEC`` picks another.
 Checker play only: cube decisions are not graded.
+
+A ladder of players is compared on the *same* decisions by :func:`paired_grade`: every player
+chooses its move in each of a common set of positions (:func:`common_positions` draws them
+from the players' own judged decisions), every choice is judged, and each player's mean
+difference in equity lost from the next stronger one gets a 95 % interval. Luck of the
+positions cancels out and two players choosing the same move differ by exactly zero, so this
+separates neighbouring levels with far fewer decisions than comparing their separate grades.
+A player is *measurably stronger* than the one below when that interval lies above zero.
 """
 
 from __future__ import annotations

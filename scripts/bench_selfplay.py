@@ -1,6 +1,7 @@
 """Self-play training speed: bgai's batched TD(lambda) loop against gnubg 0-ply self-play.
 
-    python scripts/bench_selfplay.py [--seconds 30] [--processes 2] [--parallel-games 512]
+    python scripts/bench_selfplay.py [--seconds 30] [--processes 2] [--parallel-games 1024]
+        [--average-every 8] [--batch-positions 128]
 
 bgai: the classic 198-80 net, training included (lambda-returns and Adam minibatch updates),
 run through ``bgai.train.loop.train`` in ``--processes`` processes of one thread each
@@ -72,9 +73,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="rough duration of each measurement")
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--parallel-games", type=int, default=512, help="games at once per process")
+    parser.add_argument("--parallel-games", type=int, default=1024,
+                        help="games at once per process (default 1024, as configs/classic.toml)")
     parser.add_argument("--warm-games", type=int, default=3000)
-    parser.add_argument("--average-every", type=int, default=0,
+    parser.add_argument("--average-every", type=int, default=8,
                         help="turns between weight averages across processes (0: all-reduce every step)")
     parser.add_argument("--batch-positions", type=int, default=128, help="positions per step per process")
     args = parser.parse_args()

@@ -45,7 +45,7 @@ from bgai.bots import evaluator_of, load_player  # noqa: E402
 from bgai.cube import CubeState, analyse_cube  # noqa: E402
 from bgai.cube.analysis import answer_to_double, cube_efficiencies, doubles  # noqa: E402
 from bgai.cube.search import cube_analysis, roll_tree  # noqa: E402
-from bgai.engine.board import starting_board, swap_sides  # noqa: E402
+from bgai.engine.board import is_race, starting_board, swap_sides  # noqa: E402
 from bgai.engine.sampling import KINDS, sample_positions  # noqa: E402
 from bgai.search.evaluator import GnubgEvaluator  # noqa: E402
 
@@ -212,6 +212,7 @@ def main() -> None:
             flush=True,
         )
     pids = [gnubg.positionid(b.tolist()) for b in boards]
+    phases = ["race" if r else "contact" for r in is_race(boards).tolist()]
 
     rows, t_gnubg = [], 0.0
     for name in names:
@@ -228,6 +229,7 @@ def main() -> None:
                 rows.append(
                     {
                         "state": name,
+                        "phase": phases[i],
                         "plies": plies,
                         "position_id": pid,
                         "gnubg": {"nd": gn[0], "dt": gn[1], "dp": gn[2], "decision": gn[3]},
@@ -247,6 +249,8 @@ def main() -> None:
     for plies in plies_list:
         mine = [r for r in rows if r["plies"] == plies]
         summaries[plies] = {name: summarise([r for r in mine if r["state"] == name]) for name in names}
+        for phase in ("contact", "race"):  # where the equity goes: the net's accuracy differs by phase
+            summaries[plies][phase] = summarise([r for r in mine if r["phase"] == phase])
         summaries[plies]["all"] = summarise(mine)
         print(
             f"\nbgai {player_name} at {plies}-ply vs gnubg {args.judge_plies}-ply"

@@ -170,12 +170,16 @@ def td_update(cfg, net, optimizer, boards, targets, progress, world) -> float:
     for group in optimizer.param_groups:
         group["lr"] = lr
     params = list(net.parameters())
+    if isinstance(net, ValueNet):  # encode every row once, not per step (small steps: overhead counts)
+        inputs, forward = net.encoding(boards, net.checkers), net.forward_encoded
+    else:
+        inputs, forward = boards, net
     net.train()
     total = torch.zeros((), dtype=torch.float64, device=device)
     for chunk in range(0, len(boards), cfg.batch_positions):
         rows = slice(chunk, chunk + cfg.batch_positions)
         optimizer.zero_grad(set_to_none=True)
-        squared = ((net(boards[rows]) - targets[rows]) ** 2).sum()
+        squared = ((forward(inputs[rows]) - targets[rows]) ** 2).sum()
         (squared / (cfg.batch_positions * world)).backward()
         total += squared.detach()
         if world > 1:

@@ -106,7 +106,7 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
                 pending += torch.tensor([finished.games, finished.turns, finished.gammons])
                 sharing = 1
             else:
-                ready, games, turns, gammons = _agree(buffer, finished, world)
+                ready, games, turns, gammons = _agree(buffer, finished, world, device)
                 sharing = world
             steps = ready // cfg.batch_positions
             if steps:
@@ -194,14 +194,14 @@ def td_update(cfg, net, optimizer, boards, targets, progress, world) -> float:
     return float(total) / max(len(boards) * world, 1) / 5
 
 
-def _agree(buffer, finished, world) -> tuple[int, int, int, int]:
+def _agree(buffer, finished, world, device) -> tuple[int, int, int, int]:
     """(positions ready on every process, games, turns, gammons finished by all) this turn.
 
     Updates use as many positions as the process with the fewest has ready, so that every
     step weighs the same work on every process (no process waits on a bigger share).
     """
     local = torch.tensor([sum(len(b) for b, _ in buffer), finished.games, finished.turns, finished.gammons],
-                         dtype=torch.float64)
+                         dtype=torch.float64, device=device)  # nccl reduces device tensors only
     if world == 1:
         return tuple(int(v) for v in local)
     every = [torch.zeros_like(local) for _ in range(world)]

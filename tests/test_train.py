@@ -76,9 +76,10 @@ def test_td_update_equals_a_hand_computed_gradient_step(tmp_path):
         assert torch.allclose(net.state_dict()[name], p.detach() - 0.5 * g, atol=1e-6), name
 
 
-def test_resume_continues_exactly(tmp_path):
+@pytest.mark.parametrize("average_every", [0, 3])
+def test_resume_continues_exactly(tmp_path, average_every):
     """A run stopped at a checkpoint and resumed ends with the same weights as one never stopped."""
-    base = {**TINY, "runs_dir": str(tmp_path)}
+    base = {**TINY, "runs_dir": str(tmp_path), "average_every": average_every}
     straight = train(None, {**base, "name": "straight"}, log=lambda *a: None)
     first = train(None, {**base, "name": "stopped", "games": 60}, log=lambda *a: None)
     resumed = train(None, {"games": 120}, resume=str(first), log=lambda *a: None)

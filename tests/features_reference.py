@@ -12,30 +12,15 @@ from functools import lru_cache
 import torch
 
 from bgai.engine.board import BAR, is_race
-
-# The 21 distinct rolls; a non-double counts for 2 of the 36.
-ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+from bgai.model import features
+from bgai.model.features import _escape_table  # the escape rule's table, checked by hand in test_encoding
+from bgai.model.features import _tables as roll_tables
 
 
 @lru_cache(maxsize=8)
 def _tables(device: torch.device) -> dict[str, torch.Tensor]:
-    """Constant roll tables on ``device``: step paths for escapes, reach bitmasks for shots."""
-    paths, reach = [], []
-    for a, b in ROLLS:
-        if a == b:
-            steps = [a, 2 * a, 3 * a, 4 * a]
-            paths.append([steps, steps])
-            distances = steps
-        else:
-            paths.append([[a, a + b, a + b, a + b], [b, a + b, a + b, a + b]])
-            distances = [a, b, a + b]
-        reach.append(sum(1 << (d - 1) for d in distances if d <= 24))
-    return {
-        "paths": torch.tensor(paths, device=device),  # (21, 2 orders, 4 cumulative steps)
-        "reach": torch.tensor(reach, device=device),  # (21,) bit d-1 set: the roll covers distance d
-        "weight": torch.tensor([1.0 if a == b else 2.0 for a, b in ROLLS], device=device),
-        "points": torch.arange(25, device=device),
-    }
+    """The shipped module's constant roll tables (definitions, not the computation under test)."""
+    return {**roll_tables(device), "points": torch.arange(25, device=device)}
 
 
 def _opp_on_my_points(opp: torch.Tensor) -> torch.Tensor:
@@ -75,32 +60,8 @@ def prime(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
     return (idx - last_gap).amax(-1).float() / 6.0
 
 
-@lru_cache(maxsize=8)
-def _escape_table(device: torch.device) -> torch.Tensor:
-    """``(4096,)``: escaping rolls / 36 for each pattern of blocked points in the 12 pips ahead.
-
-    Bit ``12 - a`` of the pattern says the point ``a`` pips ahead is blocked (a = 1..12).
-    """
-    t = _tables(torch.device("cpu"))
-    distance = torch.arange(1, 13)
-    blocked = ((torch.arange(4096)[:, None] >> (12 - distance)) & 1).bool()  # (4096, 12)
-    front = torch.where(blocked, distance, 0).amax(-1)  # furthest blocked point ahead, 0 = none
-    blocked_at = torch.nn.functional.pad(blocked, (1, 12))  # column c: c pips ahead, 0..24
-    hit_block = blocked_at[:, t["paths"]]  # (4096, 21, 2, 4)
-    still_moving = (~hit_block).int().cummin(-1).values.bool()
-    escaped = (still_moving & (t["paths"] > front[:, None, None, None])).flatten(2).any(-1)
-    return (escaped.float() @ t["weight"] / 36.0).to(device)
-
-
 def escapes(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
-    """Rolls (of 36) that let my rearmost checker jump past the blockade in front of it, / 36.
-
-    The blockade is the opponent's made points (2+ checkers) within 12 pips in front of the
-    checker (as gnubg's escape count looks). Approximation: only that one checker moves, each
-    die step must land on an open point (points further than 12 pips ahead count as open),
-    and landing beyond the blockade's front point counts (even by bearing off). No blockade
-    in reach (or no checkers left) gives 36/36.
-    """
+    """:func:`bgai.model.features.escapes`, one side at a time."""
     t = _tables(me.device)
     rear = torch.where(me > 0, t["points"], -1).amax(-1).clamp(min=0)  # bar = 24
     blocked = _bits(_opp_on_my_points(opp) >= 2)  # bit k: my point k + 1 is blocked
@@ -157,19 +118,8 @@ def dance(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
     return (me[:, BAR] > 0).float() * (closed / 6.0) ** 2
 
 
-SIDE_FEATURES = {
-    "pips": pips,
-    "break_contact": break_contact,
-    "prime": prime,
-    "escapes": escapes,
-    "exposure": exposure,
-    "blots": blots,
-    "home_points": home_points,
-    "anchors": anchors,
-    "made_points": made_points,
-    "back_checkers": back_checkers,
-    "dance": dance,
-}
+# The reference's own functions, in the order of the shipped encoding's units.
+SIDE_FEATURES = {name: globals()[name] for name in features.SIDE_FEATURES}
 
 
 def rich_features(boards: torch.Tensor) -> torch.Tensor:

@@ -23,7 +23,9 @@ normalised equity (per unit of the current cube, judged by gnubg's equities):
 
 ``--judge-only-probs`` feeds gnubg's own 0-ply probabilities to bgai's cube module and judges
 with gnubg 0-ply: a check of the cube arithmetic and of this script, which should lose ~0.
-The summary goes to stdout and everything, per position too, to ``--out`` (JSON).
+The summary goes to stdout and everything, per position too, to ``--out`` (JSON). gnubg's
+analyses are kept in ``--judge-cache`` (JSON, keyed by position, cube state and plies), so judging
+another network on the same positions costs only bgai's own time.
 """
 
 from __future__ import annotations
@@ -175,6 +177,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--out", type=Path, default=Path("runs/cube_quality.json"))
+    parser.add_argument(
+        "--judge-cache", type=Path, default=Path("runs/cube_judge_cache.json"),
+        help="gnubg's analyses from earlier runs, reused and extended (default %(default)s)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     names = [s.strip() for s in args.states.split(",") if s.strip()]
@@ -214,6 +220,7 @@ def main() -> None:
     pids = [gnubg.positionid(b.tolist()) for b in boards]
     phases = ["race" if r else "contact" for r in is_race(boards).tolist()]
 
+    cache = json.loads(args.judge_cache.read_text()) if args.judge_cache.exists() else {}
     rows, t_gnubg = [], 0.0
     for name in names:
         spec = STATES[name]
@@ -221,7 +228,10 @@ def main() -> None:
         ours = {plies: cube_analysis(tree, state) for plies, tree in trees.items()}
         t0 = time.perf_counter()
         for i, pid in enumerate(pids):
-            gn = gnubg_cube_analysis(pid, spec)
+            key = f"{pid}|{name}|{args.judge_plies}"
+            if key not in cache:
+                cache[key] = gnubg_cube_analysis(pid, spec)
+            gn = cache[key]
             if gn[3] is None:
                 continue
             for plies, analysis in ours.items():
@@ -244,6 +254,10 @@ def main() -> None:
             flush=True,
         )
     seconds["gnubg"] = t_gnubg
+    args.judge_cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = args.judge_cache.with_suffix(".partial")
+    partial.write_text(json.dumps(cache))
+    partial.replace(args.judge_cache)
 
     summaries = {}
     for plies in plies_list:
@@ -269,7 +283,7 @@ def main() -> None:
             )
     n_pairs = len(pids) * len(names)
     rate = n_pairs / max(t_gnubg, 1e-9)
-    print(f"\ngnubg {args.judge_plies}-ply: {rate:.1f} cube analyses/s ({n_pairs} in {t_gnubg:.0f} s)")
+    print(f"\ngnubg {args.judge_plies}-ply (cached): {rate:.1f} analyses/s ({n_pairs} in {t_gnubg:.0f} s)")
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}

@@ -10,6 +10,7 @@ import torch
 from bgai.engine.board import is_race, starting_board
 from bgai.model.encoding import ENCODINGS, RICH
 from bgai.model.first_layer import first_layer
+from bgai.model.grow import grow
 from bgai.model.net import SplitNet, ValueNet, build_net, check_spec
 from bgai.model.probs import cubeless_equity, invert, probs_from_logits
 from bgai.model.pubeval import pubeval_scores
@@ -48,7 +49,7 @@ def test_invert_swaps_the_players_and_twice_is_identity():
 
 
 @pytest.mark.parametrize("encoding,hidden,checkers", [("tesauro198", (40, 20), 15), ("rich", (30,), 15),
-                                                      ("tesauro198", (16,), 3)])
+                                                      ("rich_plus", (24,), 15), ("tesauro198", (16,), 3)])
 def test_table_first_layer_equals_encode_then_linear(encoding, hidden, checkers):
     torch.manual_seed(1)
     net = ValueNet(encoding, hidden=hidden, checkers=checkers)
@@ -148,3 +149,36 @@ def test_no_cpu_constants_sneak_in_on_another_device():
     assert pubeval_scores(boards, torch.zeros(4, dtype=torch.bool, device="meta")).device.type == "meta"
     for encoding in ENCODINGS:
         assert ValueNet(encoding, hidden=(8,)).to("meta")(boards).shape == (4, 5)
+
+
+@pytest.mark.parametrize(
+    "small,big",
+    [
+        (ValueNet("rich", hidden=(12,)), ValueNet("rich_plus", hidden=(12,))),
+        (ValueNet("rich", hidden=(12, 6)), ValueNet("rich_plus", hidden=(20, 9))),
+        (ValueNet("tesauro198", hidden=(10,)), ValueNet("tesauro198", hidden=(10,))),
+        (ValueNet("rich", hidden=(8,)), SplitNet(ValueNet("rich_plus", (8,)), ValueNet("rich", (11,)))),
+    ],
+    ids=["more-inputs", "wider-and-deeper", "same", "into-split"],
+)
+def test_a_grown_net_computes_what_the_small_one_did(small, big):
+    torch.manual_seed(3)
+    for p in small.parameters():  # trained-looking weights, not the init's
+        p.data.normal_(0, 0.5)
+    grow(small, big)
+    boards = random_boards(5, 200, opponent_bar=True).to(torch.int8)
+    with torch.no_grad():
+        torch.testing.assert_close(big(boards), small(boards))
+    # and training reaches the new parts: the new units' weights get gradients
+    net = big.contact if isinstance(big, SplitNet) else big
+    net(boards).sum().backward()
+    assert net.head.weight.grad.abs().sum() > 0
+
+
+def test_growing_refuses_what_does_not_fit():
+    with pytest.raises(ValueError, match="cannot grow encoding 'rich_plus' into 'rich'"):
+        grow(ValueNet("rich_plus", hidden=(8,)), ValueNet("rich", hidden=(8,)))
+    with pytest.raises(ValueError, match=r"cannot grow hidden layers \[8\] into \[4\]"):
+        grow(ValueNet("rich", hidden=(8,)), ValueNet("rich", hidden=(4,)))
+    with pytest.raises(ValueError, match="split"):
+        grow(SplitNet(ValueNet(hidden=(4,)), ValueNet(hidden=(4,))), ValueNet(hidden=(4,)))

@@ -11,11 +11,12 @@ import pytest
 import torch
 
 from bgai.cli.main import main
-from bgai.model.checkpoint import load_checkpoint
+from bgai.model.checkpoint import load_checkpoint, load_net
 from bgai.model.probs import invert
 from bgai.train.config import load_config
 from bgai.train.loop import train
 from bgai.train.td import lambda_returns
+from tests.positions import random_boards
 
 TINY = {"games": 120, "parallel_games": 16, "hidden": "[8]", "eval_every": 0, "checkpoint_every": 60,
         "lr": 0.01, "lr_final": 0.01, "batch_positions": 32, "threads": 1}
@@ -99,6 +100,23 @@ def test_same_seed_same_run_other_seed_other_run(tmp_path):
     assert not all(torch.equal(a["model"][k], c["model"][k]) for k in a["model"])
 
 
+def test_a_run_can_start_from_a_smaller_trained_net(tmp_path):
+    """``init``: the bigger net starts out playing exactly as the checkpoint did, then trains."""
+    small = train(None, {**TINY, "games": 40, "runs_dir": str(tmp_path), "name": "small", "encoding": "rich"},
+                  log=lambda *a: None)
+    start = {**TINY, "runs_dir": str(tmp_path), "name": "big", "encoding": "rich_plus", "hidden": "[12]",
+             "init": str(small / "latest.pt")}
+    at_zero = train(None, {**start, "games": 1, "batch_positions": 10**6}, log=lambda *a: None)  # no step
+    boards = random_boards(2, 100, opponent_bar=True).to(torch.int8)
+    with torch.no_grad():
+        before, grown = load_net(small / "latest.pt")(boards), load_net(at_zero / "latest.pt")
+        torch.testing.assert_close(grown(boards), before)
+    trained = load_net(train(None, {**start, "name": "big2"}, log=lambda *a: None) / "latest.pt")
+    with torch.no_grad():
+        assert not torch.allclose(trained(boards), before)
+    assert trained.spec()["encoding"] == "rich_plus" and trained.spec()["hidden"] == [12]
+
+
 def test_bgai_train_end_to_end(tmp_path, capsys):
     overrides = [f"{k}={v}" for k, v in {**TINY, "runs_dir": tmp_path, "eval_every": 60,
                                           "eval_games": 20}.items()]
@@ -122,6 +140,8 @@ def test_bgai_train_end_to_end(tmp_path, capsys):
         (["lr=fast"], "config key 'lr' must be float"),
         (["encoding=pixels"], "encoding must be one of"),
         (["--resume", "/nonexistent/run"], "no config.toml"),
+        (["configs/quick.toml", "init=/nonexistent.pt"], "checkpoint not found"),
+        (["configs/quick.toml", "init=best"], "cannot grow encoding 'rich' into 'tesauro198'"),
     ],
 )
 def test_bad_config_gives_one_line_error(args, message, capsys):

@@ -11,6 +11,9 @@ extra leading dimensions are kept) into float32 inputs ``(N, size)``. Every unit
 * ``rich`` — the 196 point/bar/off units of ``tesauro198`` (no turn units), a contact flag
   (1 while contact remains, 0 in a race), then for each side the hand-crafted features of
   :mod:`bgai.model.features` (pips, prime, escapes, shot exposure, anchors, ...).
+* ``rich_plus`` — ``rich``'s units, then for each side the contact features of
+  :mod:`bgai.model.contact_features` (rear checker and anchors, pip loss to hits, double
+  shots, containment, pips and crossovers to come home).
 
 Swapping the two rows of a board swaps the two sides' blocks of either encoding.
 """
@@ -24,6 +27,7 @@ from functools import lru_cache
 import torch
 
 from bgai.engine.board import BAR, CHECKERS
+from bgai.model.contact_features import CONTACT_FEATURES, contact_features
 from bgai.model.features import SIDE_FEATURES, rich_features
 
 SIDES = ("on_roll", "opponent")
@@ -114,7 +118,19 @@ RICH = Encoding(
     features=_rich_features,
 )
 
-ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH)}
+
+
+def _rich_plus_features(boards: torch.Tensor) -> torch.Tensor:
+    return torch.cat([rich_features(boards), contact_features(boards)], 1)
+
+
+RICH_PLUS = Encoding(
+    "rich_plus",
+    RICH.names + tuple(f"{side}.{f}" for side in SIDES for f in CONTACT_FEATURES),
+    features=_rich_plus_features,
+)
+
+ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH, RICH_PLUS)}
 
 
 def get_encoding(name: str) -> Encoding:

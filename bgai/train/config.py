@@ -27,13 +27,15 @@ class TrainConfig:
     "Starting position: standard, nackgammon or hypergammon."
 
     encoding: str = "tesauro198"
-    "Input encoding: tesauro198 (classic) or rich (with gnubg-style features)."
+    "Input encoding: tesauro198 (classic), rich (gnubg-style features), rich_plus (rich + contact features)."
     hidden: list[int] = field(default_factory=lambda: [80])
     "Hidden layer sizes."
     activation: str = "sigmoid"
     "Hidden activation: sigmoid, tanh, relu or gelu."
     split_race: bool = False
     "Separate networks for contact and race positions."
+    init: str = ""
+    "Start from a checkpoint's net (a path or a shipped name) instead of random weights; it may be smaller."
 
     lam: float = 0.7
     "TD(lambda) trace decay: 0 is TD(0), 1 is Monte Carlo on the game result."

@@ -1,11 +1,10 @@
 """More hand-crafted contact features (the ``rich_plus`` encoding adds them to ``rich``'s), batched.
 
-A supervised study (the README's cube section) showed where ``rich`` falls short: fitted to the
-same targets, a net with these 8 more units per side gets 12 % closer than ``rich`` and 27 %
-closer than ``tesauro198``. They describe what decides gammons and cube actions in contact:
-where the back checkers and anchors are, what a hit costs, how well a side contains the
-other's checkers, and how much work is left to bring checkers home. The ideas are gnubg's
-(its contact inputs); the definitions are ours.
+Fitted to the same targets (gnubg's evaluations, ``scripts/fit_study.py``), a net with these
+8 more units per side gets 7-11 % closer than a ``rich`` net of the same size. They describe
+what decides gammons and cube actions in contact: where the back checkers and anchors are,
+what a hit costs, how well a side contains the other's checkers, and how much work is left to
+bring checkers home. The ideas are gnubg's (its contact inputs); the definitions are ours.
 
 :func:`contact_features` computes them for both sides of a batch of boards ``(N, 2, 25)``
 (row 1 on roll), each side's row in its own numbering (index ``i`` = its point ``i + 1``, 24 =

@@ -141,7 +141,7 @@ def test_bgai_train_end_to_end(tmp_path, capsys):
         (["encoding=pixels"], "encoding must be one of"),
         (["--resume", "/nonexistent/run"], "no config.toml"),
         (["configs/quick.toml", "init=/nonexistent.pt"], "checkpoint not found"),
-        (["configs/quick.toml", "init=best"], "cannot grow encoding 'rich' into 'tesauro198'"),
+        (["configs/quick.toml", "init=best"], "units missing"),
     ],
 )
 def test_bad_config_gives_one_line_error(args, message, capsys):

@@ -82,11 +82,13 @@ def _shots(me: torch.Tensor, opp: torch.Tensor, t: dict[str, torch.Tensor]) -> t
     """
     occupied = _mask(opp.flip(1) > 0, t)  # bit k: an opponent checker on my index k - 1
     blots = _mask(me[:, :24] == 1, t) << 1
-    by_distance = occupied << t["distances"][:, None]  # (25, M); distance 0 is masked out below
+    by_distance = ((occupied << t["distances"][:, None]) & blots).int()  # (25, M): 25 bits fit in int32
     reach = by_distance.index_select(0, t["spans"]).view(len(ROLLS), 4, len(me))  # whole rows: cheap
-    hit = (reach[:, 0] | reach[:, 1] | reach[:, 2] | reach[:, 3]) & blots  # (rolls, M)
-    nearest = torch.frexp((hit & -hit).float()).exponent - 1  # powers of 2: exact in float32
-    worst = torch.where(hit > 0, (25.0 - nearest) / 24.0, 0.0)  # my blot on bit i + 1 loses 24 - i pips
+    hit = reach[:, 0] | reach[:, 1] | reach[:, 2] | reach[:, 3]  # (rolls, M)
+    # The lowest hit bit 2^k (my nearest hit blot, on index k - 1, loses 25 - k pips): k is the
+    # exponent field of the float32 2^k, read without frexp.
+    nearest = ((hit & -hit).float().view(torch.int32) >> 23) - 127
+    worst = torch.where(hit != 0, (25 - nearest).float() / 24.0, 0.0)
     two = ((hit & (hit - 1)) != 0).float()
     return t["weight"] @ worst, t["weight"] @ two
 

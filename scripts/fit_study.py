@@ -36,7 +36,8 @@ OUTPUTS = ("win", "win g", "win bg", "lose g", "lose bg")
 
 
 def contact_positions(player: str, n: int, seed: int) -> torch.Tensor:
-    boards = selfplay_boards(player, int(1.6 * n), seed, games=1024)
+    games = min(1024, max(16, n // 256))  # every game starts alike: enough turns for variety
+    boards = selfplay_boards(player, int(1.6 * n), seed, games=games)
     boards = boards[~is_race(boards)]
     _, first = np.unique(boards.reshape(len(boards), -1).numpy(), axis=0, return_index=True)
     return boards[np.sort(first)][:n]
@@ -58,12 +59,13 @@ def make(spec: str) -> ValueNet:
 def fit(net: ValueNet, boards, targets, train_rows, epochs: int, lr: float, report) -> None:
     x = net.encoding(boards.long(), net.checkers)
     optimizer = torch.optim.Adam(net.parameters(), lr=lr)
-    steps = epochs * (len(train_rows) // 256)
+    batch = min(256, len(train_rows))
+    steps = epochs * (len(train_rows) // batch)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1 - s / steps)
     for epoch in range(epochs):
         order = train_rows[torch.randperm(len(train_rows))]
-        for i in range(0, len(order) - 255, 256):
-            rows = order[i : i + 256]
+        for i in range(0, len(order) - batch + 1, batch):
+            rows = order[i : i + batch]
             loss = (net.forward_encoded(x[rows]) - targets[rows]).square().sum(1).mean()
             optimizer.zero_grad()
             loss.backward()

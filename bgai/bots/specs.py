@@ -124,11 +124,10 @@ def _net_options(base: str) -> tuple[str, set[str]]:
 def _net_evaluator(base: str, with_db: bool, prune: bool) -> Evaluator:
     """The evaluator of ``best`` or a checkpoint file: the net, behind the exact bear-off
     databases when ``with_db``; with ``best``'s pruning net attached when ``prune`` and it exists."""
-    from bgai.model.checkpoint import SHIPPED, load_net, shipped_checkpoint
+    from bgai.model.checkpoint import SHIPPED, checkpoint_path, load_net
     from bgai.search.evaluator import NetEvaluator, PrunedEvaluator
 
-    path = shipped_checkpoint("best") if base == "best" else Path(base)
-    evaluator: Evaluator = NetEvaluator(load_net(path), name=base)
+    evaluator: Evaluator = NetEvaluator(load_net(checkpoint_path(base)), name=base)
     pruner: Evaluator | None = None
     pruner_path = SHIPPED / f"{base}_pruner.pt"
     if prune and pruner_path.is_file():

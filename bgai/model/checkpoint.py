@@ -79,3 +79,12 @@ def shipped_checkpoint(name: str = "best") -> Path:
     if not path.is_file():
         raise ValueError(f"no shipped network {name!r} (looked for {path})")
     return path
+
+
+def checkpoint_path(name: str | Path) -> Path:
+    """``name`` as a checkpoint file: a path (it has a folder or a suffix, or exists) or the name
+    of a network the project ships (``best``)."""
+    path = Path(name)
+    if path.suffix or len(path.parts) > 1 or path.exists():
+        return path
+    return shipped_checkpoint(str(name))

@@ -29,7 +29,7 @@ CONTACT_FEATURES = (
     "outside_pips",
     "crossovers",
 )
-"""Per side, in the order of the units; the definitions are in :func:`_side`."""
+"""Per side, in the order of the units; the definitions are in :func:`_sides`."""
 
 CONTAINMENT_FROM = 15  # containment looks at opponent checkers on their points 16-24 and the bar
 
@@ -55,7 +55,6 @@ def _tables(device: torch.device) -> dict[str, torch.Tensor]:
             "spans": torch.tensor(spans).flatten(),
             "distances": torch.cat([torch.tensor([40]), torch.arange(1, 25)]),  # << 40: above every blot
             "bits": 2.0 ** torch.arange(25, dtype=torch.float64),
-            "loss": (24 - torch.arange(24)).float() / 24.0,  # pips lost by a hit on index i, / 24
             "window": window,
             "escapes": _escape_table(torch.device("cpu")),
             "outside": torch.stack([outside / 100.0, torch.ceil(outside / 6) / 45.0], 1),

@@ -119,7 +119,6 @@ RICH = Encoding(
 )
 
 
-
 def _rich_plus_features(boards: torch.Tensor) -> torch.Tensor:
     return torch.cat([rich_features(boards), contact_features(boards)], 1)
 

@@ -32,11 +32,11 @@ import torch.distributed as dist
 
 from bgai.model.checkpoint import (
     FORMAT,
+    checkpoint_path,
     load_checkpoint,
     load_net,
     net_from_checkpoint,
     save_atomic,
-    shipped_checkpoint,
 )
 from bgai.model.grow import grow
 from bgai.model.net import SplitNet, ValueNet, build_net
@@ -76,7 +76,7 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
     torch.manual_seed(cfg.seed)
     net = make_net(cfg)
     if cfg.init and resume is None:
-        grow(load_net(_checkpoint_path(cfg.init)), net)
+        grow(load_net(checkpoint_path(cfg.init)), net)
     net = net.to(device)
     optimizer = _make_optimizer(cfg, net)
     generator = torch.Generator().manual_seed(cfg.seed * 1000 + rank)
@@ -340,11 +340,6 @@ def _setup_run(config_path, overrides, resume, rank) -> tuple[Path, TrainConfig]
     if dist.is_initialized():
         dist.barrier()
     return run_dir, cfg
-
-
-def _checkpoint_path(name: str) -> Path:
-    """A checkpoint file, or the name of one the project ships (``best``)."""
-    return Path(name) if Path(name).suffix or Path(name).exists() else shipped_checkpoint(name)
 
 
 def _state_file(rank: int) -> str:

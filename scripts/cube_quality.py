@@ -102,6 +102,17 @@ def candidate_boards(args) -> torch.Tensor:
     return boards[np.sort(chosen[: args.positions])]
 
 
+def load_cache(path: Path) -> dict:
+    """gnubg's earlier analyses; an unreadable cache is replaced by a new one (with a warning)."""
+    if not path.exists():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        print(f"warning: {path} is not a readable cache; starting a new one", file=sys.stderr)
+        return {}
+
+
 def judge(gn: list, ours: dict, state: CubeState) -> dict:
     """Equity lost by bgai's double and take decisions, by gnubg's ND/DT/DP (doubler's view)."""
     nd, dt, dp, label = gn
@@ -220,7 +231,7 @@ def main() -> None:
     pids = [gnubg.positionid(b.tolist()) for b in boards]
     phases = ["race" if r else "contact" for r in is_race(boards).tolist()]
 
-    cache = json.loads(args.judge_cache.read_text()) if args.judge_cache.exists() else {}
+    cache = load_cache(args.judge_cache)
     rows, t_gnubg = [], 0.0
     for name in names:
         spec = STATES[name]

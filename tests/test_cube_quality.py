@@ -35,3 +35,9 @@ def test_a_second_run_takes_gnubgs_analyses_from_the_cache(tmp_path):
     assert second["rows"][0]["gnubg"]["nd"] == row["gnubg"]["nd"] + 5.0
     assert [r["gnubg"] for r in second["rows"][1:]] == [r["gnubg"] for r in first["rows"][1:]]
     assert second["seconds"]["gnubg"] < first["seconds"]["gnubg"]
+
+
+def test_an_unreadable_cache_is_replaced_not_a_crash(tmp_path):
+    (tmp_path / "cache.json").write_text("{not json")
+    run(tmp_path, "fresh")
+    assert len(json.loads((tmp_path / "cache.json").read_text())) == 24

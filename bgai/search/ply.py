@@ -128,22 +128,31 @@ def evaluate_position(evaluator: Evaluator, boards: torch.Tensor, plies: int = 0
 
 
 def _average_over_rolls(evaluator: Evaluator, boards: torch.Tensor, plies: int) -> torch.Tensor:
-    """:func:`evaluate_position` at ``plies >= 1`` for unfinished boards.
+    """:func:`evaluate_position` at ``plies >= 1`` for unfinished boards."""
+    weights = ROLL_WEIGHTS.to(boards.device)
+    return (roll_values(evaluator, boards, plies - 1) * weights[None, :, None]).sum(1)
 
-    Each (board, roll)'s move is the best by the evaluator's ``pruner`` when it has one (only
-    the chosen move is then valued by the evaluator), else by the evaluator itself.
+
+def roll_values(evaluator: Evaluator, boards: torch.Tensor, plies: int = 0) -> torch.Tensor:
+    """``(N, 21, 5)``: for each unfinished board and each of :data:`ROLLS`, the value of the
+    best move for the player on roll (row 1), its afterstate valued at ``plies``.
+
+    The move is picked at 0-ply, by the evaluator's ``pruner`` when it has one (only the chosen
+    move is then valued by the evaluator), else by the evaluator itself. Averaged with
+    :data:`ROLL_WEIGHTS` this is the position's value at ``plies + 1``; the value of the roll
+    actually thrown minus that average is the roll's **luck** (variance reduction, analysis).
     """
     n = len(boards)
-    rolls, weights = ROLLS.to(boards.device), ROLL_WEIGHTS.to(boards.device)
+    rolls = ROLLS.to(boards.device)
     children, parent = expand(boards.repeat_interleave(len(rolls), 0), rolls.repeat(n, 1))
     pruner = pruner_of(evaluator)
     values = afterstate_values(pruner if pruner is not None else evaluator, children)
     best = segment_argmax(cubeless_equity(values), parent, n * len(rolls))
-    if plies == 1 and pruner is None:
+    if plies == 0 and pruner is None:
         chosen = values.index_select(0, best)
     else:
-        chosen = afterstate_values_at(evaluator, children.index_select(0, best), plies - 1)
-    return (chosen.view(n, len(rolls), 5) * weights[None, :, None]).sum(1)
+        chosen = afterstate_values_at(evaluator, children.index_select(0, best), plies)
+    return chosen.view(n, len(rolls), 5)
 
 
 def afterstate_values_at(evaluator: Evaluator, children: torch.Tensor, plies: int) -> torch.Tensor:

@@ -11,17 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from bgai.engine.dice import dice_of
+
 _OPENING = 1 << 40  # turn numbers from here on are re-rolls of the opening
-
-
-def dice_of(seed: int, streams: np.ndarray, turns: np.ndarray) -> np.ndarray:
-    """Roll ``turns[j]`` of stream ``streams[j]``: ``(n, 2)`` dice from a seeded counter hash."""
-    with np.errstate(over="ignore"):
-        key = _mix(np.full(len(streams), seed & (2**64 - 1), dtype=np.uint64))
-        key = _mix(key + np.asarray(streams, dtype=np.uint64))
-        value = _mix(key + np.asarray(turns, dtype=np.uint64)) % np.uint64(36)
-    value = value.astype(np.int64)
-    return np.stack([value // 6 + 1, value % 6 + 1], 1)
 
 
 def opening_dice(seed: int, streams: np.ndarray) -> np.ndarray:
@@ -32,11 +24,3 @@ def opening_dice(seed: int, streams: np.ndarray) -> np.ndarray:
         attempt += 1
         dice[tie] = dice_of(seed, streams[tie], np.full(int(tie.sum()), _OPENING + attempt))
     return dice
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser (uint64 arithmetic wraps)."""
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))

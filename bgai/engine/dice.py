@@ -1,7 +1,8 @@
-"""Dice for many games at once, including the opening roll."""
+"""Dice for many games at once, including the opening roll, and seeded counter-based dice streams."""
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 
@@ -24,3 +25,25 @@ def opening_roll(n: int, generator: torch.Generator | None = None) -> torch.Tens
         dice[tie] = torch.randint(1, 7, (int(tie.sum()), 2), generator=generator)
         tie = dice[:, 0] == dice[:, 1]
     return dice
+
+
+def dice_of(seed: int, streams: np.ndarray, turns: np.ndarray) -> np.ndarray:
+    """Roll ``turns[j]`` of stream ``streams[j]``: ``(n, 2)`` dice from a seeded counter hash.
+
+    A stream is the same sequence of rolls however many others are drawn alongside it, so
+    duplicate games (the bench) and the trials of different moves (rollouts) share dice.
+    """
+    with np.errstate(over="ignore"):
+        key = _mix(np.full(len(streams), seed & (2**64 - 1), dtype=np.uint64))
+        key = _mix(key + np.asarray(streams, dtype=np.uint64))
+        value = _mix(key + np.asarray(turns, dtype=np.uint64)) % np.uint64(36)
+    value = value.astype(np.int64)
+    return np.stack([value // 6 + 1, value % 6 + 1], 1)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser (uint64 arithmetic wraps)."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))

@@ -17,7 +17,18 @@ import torch
 from bgai.model.net import SplitNet, ValueNet, build_net
 
 FORMAT = "bgai-checkpoint-v1"
-SHIPPED = Path(__file__).resolve().parents[2] / "checkpoints"
+
+
+def _shipped_folder() -> Path:
+    """Where the networks the project ships are: ``bgai/checkpoints`` in an installed wheel (the
+    build maps the project's top-level ``checkpoints/`` there, see setup.py), else that top-level
+    folder of the source tree (an editable install or a checkout)."""
+    package = Path(__file__).resolve().parents[1]
+    installed = package / "checkpoints"
+    return installed if installed.is_dir() else package.parent / "checkpoints"
+
+
+SHIPPED = _shipped_folder()
 
 
 def save_atomic(obj: dict[str, Any], path: str | Path) -> None:
@@ -25,10 +36,10 @@ def save_atomic(obj: dict[str, Any], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it owner-only; a checkpoint is an ordinary file
-    try:
+    try:  # from here on, a failure or a signal removes the temporary file
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it owner-only; a checkpoint is an ordinary file
         with os.fdopen(fd, "wb") as f:
             torch.save(obj, f)
             f.flush()

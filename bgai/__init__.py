@@ -4,7 +4,7 @@
 
 * :func:`legal_moves`, :func:`apply_move`, :func:`pip_count` — moves from gnubg Position IDs,
   GNUbgIDs or XGIDs and gnubg notation (:mod:`bgai.moves`);
-* :func:`load_player` — a trained or built-in player (:mod:`bgai.bots`);
+* :func:`load_player` — a trained or built-in player by name (:mod:`bgai.specs`);
 * :class:`Opponent` — a strength-graded opponent (:mod:`bgai.opponent`).
 """
 
@@ -16,7 +16,7 @@ _LAZY = {
     "legal_moves": "bgai.moves",
     "apply_move": "bgai.moves",
     "pip_count": "bgai.moves",
-    "load_player": "bgai.bots",
+    "load_player": "bgai.specs",
     "Opponent": "bgai.opponent",
 }
 
@@ -41,12 +41,7 @@ def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'bgai' has no attribute {name!r}")
-    try:
-        value = getattr(importlib.import_module(module), name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:  # a dependency is missing: say so as it is
-            raise
-        raise AttributeError(f"bgai.{name} is not available yet: {module} is not written") from None
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -17,8 +17,8 @@ import gnubg_nn
 import numpy as np
 import torch
 
-from bgai.bots.specs import load_player
 from bgai.engine import expand, game_value
+from bgai.specs import load_player
 
 
 def gnubg_equity_after(afterstate: np.ndarray) -> float:

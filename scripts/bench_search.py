@@ -22,10 +22,11 @@ import time
 
 import torch
 
-from bgai.bots.specs import evaluator_of, load_player
+from bgai.bots import evaluator_of
 from bgai.engine.sampling import sample_positions
 from bgai.model.net import ValueNet
 from bgai.search import NetEvaluator, choose_moves
+from bgai.specs import load_player
 
 
 def fresh_positions(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -38,11 +38,11 @@ from bgai.opponent.grade import (
     PairedGrade,
     common_positions,
     grade,
-    load_judge,
     paired_grade,
     write_strength,
 )
 from bgai.opponent.opponent import read_config
+from bgai.specs import load_judge
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,8 +21,9 @@ import torch
 
 from bgai.bots.players import SearchPlayer
 from bgai.model.checkpoint import load_net
-from bgai.opponent.grade import grade, load_judge, paired_grade
+from bgai.opponent.grade import grade, paired_grade
 from bgai.search.evaluator import NetEvaluator
+from bgai.specs import load_judge
 
 
 def main(argv: list[str] | None = None) -> int:

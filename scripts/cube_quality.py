@@ -43,13 +43,14 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_cube_golden import cube_state, gnubg_cube_analysis, gnubg_output  # noqa: E402 (the oracle)
 
-from bgai.bots import evaluator_of, load_player  # noqa: E402
+from bgai.bots import evaluator_of  # noqa: E402
 from bgai.cube import CubeState, analyse_cube  # noqa: E402
 from bgai.cube.analysis import answer_to_double, cube_efficiencies, doubles  # noqa: E402
 from bgai.cube.search import cube_analysis, roll_tree  # noqa: E402
 from bgai.engine.board import is_race, starting_board, swap_sides  # noqa: E402
 from bgai.engine.sampling import KINDS, sample_positions  # noqa: E402
 from bgai.search.evaluator import GnubgEvaluator  # noqa: E402
+from bgai.specs import load_player  # noqa: E402
 
 # (name, match length, my score, opp score, cube, owner, crawford, jacoby, beavers), player on roll first
 STATES = {

@@ -37,7 +37,7 @@ MET_PATH = ROOT / "bgai" / "data" / "met_kazaross_xg2.json"
 GOLDEN_PATH = ROOT / "tests" / "data" / "cube_golden.json"
 START_PID = "4HPwATDgc/ABMA"
 
-# gnubg's positionclass enum -> bgai.cube.decision.cube_efficiency class names
+# gnubg's positionclass enum -> bgai.cube.efficiency.cube_efficiency class names
 GNUBG_CLASSES = {
     0: "over",
     1: "hypergammon",
@@ -152,7 +152,8 @@ def cube_state(spec: tuple):
 
 def choose_positions(boards, n_wanted: int, rng: random.Random) -> list[dict]:
     """Distinct positions, two thirds of them close money decisions (by bgai's own analysis)."""
-    from bgai.cube.decision import analyse_cube, cube_efficiency
+    from bgai.cube.decision import analyse_cube
+    from bgai.cube.efficiency import cube_efficiency
 
     seen, candidates = set(), []
     money = cube_state(STATES[0])

@@ -24,8 +24,9 @@ import time
 import numpy as np
 import torch
 
-from bgai.bots.specs import evaluator_of, load_player
+from bgai.bots import evaluator_of
 from bgai.opponent.grade import Decisions, GnubgJudge, unforced
+from bgai.specs import load_player
 from bgai.train.distill import selfplay_positions
 
 

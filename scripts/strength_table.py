@@ -15,7 +15,7 @@ import json
 import torch
 
 from bgai.bench.duel import duel
-from bgai.bots.specs import load_player
+from bgai.specs import load_player
 
 
 def main() -> None:

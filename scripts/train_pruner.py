@@ -25,11 +25,12 @@ from pathlib import Path
 import torch
 
 from bgai.bearoff import BearoffEvaluator, is_bearoff
-from bgai.bots.specs import evaluator_of, load_player
+from bgai.bots import evaluator_of
 from bgai.engine.sampling import sample_positions
 from bgai.model.checkpoint import FORMAT, save_atomic
 from bgai.model.net import ValueNet
 from bgai.search import NetEvaluator
+from bgai.specs import load_player
 from bgai.train.distill import Agreement, afterstates_of, distill, ranking_agreement, selfplay_positions
 
 ROOT = Path(__file__).resolve().parents[1]

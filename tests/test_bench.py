@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from bgai.bench import dice_of, duel, league, opening_dice
-from bgai.bots import PubevalPlayer, RandomPlayer, load_player
+from bgai.bots import PubevalPlayer, RandomPlayer
 from bgai.cli.main import main
 from bgai.engine.board import starting_board
+from bgai.specs import load_player
 
 
 def test_duplicate_dice_give_exactly_zero_for_a_player_against_itself():

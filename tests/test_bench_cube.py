@@ -11,9 +11,11 @@ import torch
 from bgai.bench import duel
 from bgai.bench.cubeful import CubeRules, cubeful_duel, match_duel
 from bgai.bots import PubevalPlayer, RandomPlayer, SearchPlayer
-from bgai.bots.cube import JanowskiCube, NoCube, cube_sense, gnubg_cube_efficiency
+from bgai.bots.cube import NoCube, cube_sense
 from bgai.cli.main import main
 from bgai.cube import CubeState, Owner, analyse_cube
+from bgai.cube.analysis import CubeDecider
+from bgai.cube.efficiency import cube_efficiencies
 from bgai.engine.board import starting_board
 from bgai.search import PubevalEvaluator
 
@@ -192,7 +194,7 @@ class FixedProbs:
 def test_pubeval_and_random_have_no_cube_sense():
     assert isinstance(cube_sense(PubevalPlayer()), NoCube)
     assert isinstance(cube_sense(RandomPlayer()), NoCube)
-    assert isinstance(cube_sense(pubeval_with_cube()), JanowskiCube)
+    assert isinstance(cube_sense(pubeval_with_cube()), CubeDecider)
     scripted = Scripted("s")
     assert cube_sense(scripted) is scripted
 
@@ -205,10 +207,10 @@ def test_pubeval_and_random_have_no_cube_sense():
         ((0.90, 0.0, 0.0, 0.0, 0.0), True, "pass"),
     ],
 )
-def test_janowski_cube_follows_gnubgs_zero_ply_analysis(probs, double, answer):
+def test_the_cube_decider_follows_gnubgs_zero_ply_analysis(probs, double, answer):
     boards = torch.as_tensor(starting_board())[None].expand(3, 2, 25)
     states = [CubeState.money(), CubeState.money(jacoby=False), CubeState.money(2, Owner.ME)]
-    sense = JanowskiCube(FixedProbs(probs))
+    sense = CubeDecider(FixedProbs(probs), 0)
     wanted = [analyse_cube(np.array([probs]), s, 0.76).decision[0] for s in states]
     decided = sense.cube_decisions(boards, states)
     assert list(decided) == [w.startswith(("Double", "Redouble", "Optional")) for w in wanted]
@@ -225,19 +227,22 @@ def test_cube_efficiency_by_position_class():
     race[1, 6:11], race[0, 0:5] = 3, 3  # 15 checkers each; on roll: points 7-11, 135 pips
     bearoff = np.zeros((2, 25), np.int8)
     bearoff[1, 0:5], bearoff[0, 0:5] = 3, 3
-    x = gnubg_cube_efficiency(np.stack([contact, race, bearoff]))
+    x = cube_efficiencies(np.stack([contact, race, bearoff]))
     np.testing.assert_allclose(x, [0.76, 0.80, 0.60])
     race[1] = 0
     race[1, 0], race[1, 6] = 5, 1  # five on the 1 point, one on the 7 point: 12 pips
-    assert gnubg_cube_efficiency(race[None])[0] == pytest.approx(0.6 + 0.0025 * 12)
+    assert cube_efficiencies(race[None])[0] == pytest.approx(0.6 + 0.0025 * 12)
+    hypergammon = np.zeros((2, 25), np.int8)
+    hypergammon[1, 20], hypergammon[0, 3] = 3, 3
+    assert cube_efficiencies(hypergammon[None], checkers=3)[0] == pytest.approx(0.60)
 
 
 @pytest.mark.gnubg
 def test_gnubg_players_answer_the_cube_from_gnubgs_probabilities():
-    from bgai.bots import load_player
+    from bgai.specs import load_player
 
     sense = cube_sense(load_player("gnubg"))
-    assert isinstance(sense, JanowskiCube)
+    assert isinstance(sense, CubeDecider) and sense.plies == 0
     start = torch.as_tensor(starting_board())[None]
     assert list(sense.cube_decisions(start, [CubeState.money()])) == [False]
     assert sense.take_decisions(start, [CubeState.money()]) == ["beaver"]  # gnubg: No double, beaver

@@ -15,7 +15,6 @@ from bgai.bots import (
     PubevalPlayer,
     RandomPlayer,
     SearchPlayer,
-    load_player,
 )
 from bgai.cli.main import main
 from bgai.engine import apply_steps
@@ -25,6 +24,7 @@ from bgai.engine.sampling import sample_positions
 from bgai.formats import encode_position_id
 from bgai.moves import legal_moves
 from bgai.search import GnubgEvaluator
+from bgai.specs import load_player
 from tests.positions import key, pos
 
 OPENING = encode_position_id(starting_board())

@@ -23,13 +23,13 @@ from bgai.opponent.grade import (
     common_positions,
     grade,
     judge_decisions,
-    load_judge,
     paired_grade,
     rating_class,
     unforced,
     write_strength,
 )
 from bgai.search import PubevalEvaluator
+from bgai.specs import load_judge
 
 PUBEVAL_JUDGE = SearchJudge(PubevalEvaluator(), 0)
 """A fixed, fast judge: pubeval's ranking of the moves at 0-ply."""

@@ -15,7 +15,7 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 import bgai
-from bgai.bots import SearchPlayer, load_player
+from bgai.bots import SearchPlayer
 from bgai.cli.main import main
 from bgai.engine.board import swap_sides
 from bgai.engine.sampling import sample_positions
@@ -26,6 +26,7 @@ from bgai.model.net import ValueNet
 from bgai.moves import legal_moves_batch
 from bgai.opponent import LEVELS, Opponent, export_opponent, get_level
 from bgai.search import FILTERS, NetEvaluator
+from bgai.specs import load_player
 from tests.positions import pos
 
 START = "4HPwATDgc/ABMA"

@@ -5,6 +5,7 @@ takes every double and resigns once. Its script for the command line is written 
 the same seed through :class:`MatchSession`, so the pipe test follows the session exactly.
 """
 
+import dataclasses
 import io
 import subprocess
 import sys
@@ -14,14 +15,16 @@ import numpy as np
 import pytest
 import torch
 
-from bgai.bots import RandomPlayer
+from bgai.bots import NoCube, RandomPlayer
 from bgai.cli.main import main
+from bgai.cube.analysis import CubeDecider
 from bgai.engine.board import starting_board
 from bgai.formats import MatchState, decode_gnubg_id, encode_gnubg_id
 from bgai.formats.mat import load_mat, read_mat, write_mat
 from bgai.play import ANSWER, BOT, MOVE, NEXT, OVER, PERSON, ROLL, Bot, MatchSession, load_bot
 
 ILLEGAL = "24/1"  # 23 pips: no roll moves one checker exactly that far
+BOT_SPEC = "best:nodb"  # a bot with judgement (hints, cube), quick at 0-ply
 
 
 @dataclass
@@ -74,8 +77,8 @@ def kinds(events, player=None) -> list[str]:
     return [e.kind for e in events if player is None or e.player == player]
 
 
-def pubeval_session(**options) -> MatchSession:
-    return MatchSession(load_bot("pubeval"), **options)
+def judged_session(**options) -> MatchSession:
+    return MatchSession(load_bot(BOT_SPEC), **options)
 
 
 # --- the session API ------------------------------------------------------------------------
@@ -83,8 +86,8 @@ def pubeval_session(**options) -> MatchSession:
 
 @pytest.fixture(scope="module")
 def scripted_match() -> tuple[MatchSession, Script]:
-    """A 3-point match against pubeval, seed 11, played to its end by the scripted person."""
-    session = pubeval_session(match_length=3, seed=11)
+    """A 3-point match against the bot, seed 11, played to its end by the scripted person."""
+    session = judged_session(match_length=3, seed=11)
     return session, play_scripted(session)
 
 
@@ -115,7 +118,7 @@ def test_a_three_point_match_plays_to_its_end_through_the_session_api(scripted_m
 
 def test_the_same_seed_and_the_same_actions_replay_the_same_session(scripted_match):
     _, first = scripted_match
-    second = play_scripted(pubeval_session(match_length=3, seed=11))
+    second = play_scripted(judged_session(match_length=3, seed=11))
     assert first.lines == second.lines
     assert [e.gnubg_id for e in first.events] == [e.gnubg_id for e in second.events]
 
@@ -131,7 +134,7 @@ def test_forced_moves_and_dances_are_played_for_the_person_and_shown(scripted_ma
 
 
 def test_hint_ranks_the_persons_moves_best_first():
-    session = pubeval_session(seed=2)
+    session = judged_session(seed=2)
     session.advance()
     while session.awaiting != MOVE:
         session.roll()
@@ -144,7 +147,7 @@ def test_hint_ranks_the_persons_moves_best_first():
 
 
 def test_a_move_out_of_turn_or_a_bad_answer_is_refused_with_the_reason():
-    session = pubeval_session(seed=3)
+    session = judged_session(seed=3)
     session.advance()
     with pytest.raises(ValueError, match="cannot answer a double now"):
         session.respond("take")
@@ -156,7 +159,7 @@ def test_a_move_out_of_turn_or_a_bad_answer_is_refused_with_the_reason():
 
 
 def test_no_doubling_in_the_crawford_game():
-    session = pubeval_session(match_length=3, seed=4, score=(2, 0))
+    session = judged_session(match_length=3, seed=4, score=(2, 0))
     events = session.advance()
     assert events[0].crawford and session.match_state.crawford
     assert session.double_refusal(PERSON) == "there is no doubling in the Crawford game"
@@ -166,7 +169,7 @@ def test_no_doubling_in_the_crawford_game():
 
 
 def test_after_the_crawford_game_only_the_trailer_may_double():
-    session = pubeval_session(match_length=3, seed=4, score=(2, 0), post_crawford=True)
+    session = judged_session(match_length=3, seed=4, score=(2, 0), post_crawford=True)
     session.advance()
     assert not session.match_state.crawford
     while session.awaiting not in (ROLL, OVER, NEXT):  # the person trails: the cube is theirs to turn
@@ -177,7 +180,7 @@ def test_after_the_crawford_game_only_the_trailer_may_double():
 
 
 def test_a_money_session_goes_on_until_the_person_stops():
-    session = pubeval_session(seed=1)
+    session = judged_session(seed=1)
     session.advance()
     while session.awaiting != NEXT:
         if session.awaiting == ROLL:
@@ -205,19 +208,16 @@ class Certain:
 
 def bot_that_believes(probs) -> Bot:
     """Random moves; cube and resignation decisions from a fixed belief about the player on roll."""
-    return Bot(RandomPlayer(0), evaluator=Certain(probs), name="believer")
+    belief = Certain(probs)
+    return Bot(RandomPlayer(0), evaluator=belief, cube=CubeDecider(belief), name="believer")
 
 
-class Answers:
-    """A bot's mover that answers every double the same way and never doubles itself."""
-
-    name = "answers"
+class Answers(Bot):
+    """A bot that answers every double the same way and never doubles itself."""
 
     def __init__(self, answer: str) -> None:
-        self.answer, self.moves = answer, RandomPlayer(0)
-
-    def choose_move(self, gnubg_id, dice):
-        return self.moves.choose_move(gnubg_id, dice)
+        super().__init__(RandomPlayer(0), cube=NoCube(), name="answers")
+        self.answer = answer
 
     def cube_action(self, gnubg_id):
         return self.answer if decode_gnubg_id(gnubg_id)[1].double_offered else "no double"
@@ -256,7 +256,7 @@ def test_the_bot_passes_a_double_when_the_doubler_is_sure_to_win_and_takes_a_coi
 
 
 def test_a_pass_ends_the_game_for_the_cube_before_the_double():
-    session, events = doubled_by_the_person(Bot(Answers("pass")), match_length=5)
+    session, events = doubled_by_the_person(Answers("pass"), match_length=5)
     assert kinds(events) == ["pass", "win"] and events[1].player == PERSON and events[1].points == 1
     assert session.score == (0, 1) and session.awaiting == NEXT
     assert decode_gnubg_id(events[-1].gnubg_id)[1].game_state == 4  # gnubg's "dropped cube"
@@ -265,16 +265,17 @@ def test_a_pass_ends_the_game_for_the_cube_before_the_double():
 
 
 def test_a_beaver_in_money_play_quadruples_the_cube_and_a_match_makes_it_a_take():
-    money, events = doubled_by_the_person(Bot(Answers("beaver")))
+    money, events = doubled_by_the_person(Answers("beaver"))
     assert kinds(events)[0] == "beaver" and money.match_state.cube_value == 4
     assert money.match_state.cube_owner == BOT and money.match_state.on_roll == PERSON
-    match, events = doubled_by_the_person(Bot(Answers("beaver")), match_length=5)
+    match, events = doubled_by_the_person(Answers("beaver"), match_length=5)
     assert kinds(events)[0] == "take" and match.match_state.cube_value == 2
-    no_beavers, events = doubled_by_the_person(Bot(Answers("beaver")), beavers=False)
+    no_beavers, events = doubled_by_the_person(Answers("beaver"), beavers=False)
     assert kinds(events)[0] == "take"
 
 
-def test_an_exported_opponent_plays_by_its_level(tmp_path):
+def tiny_export(tmp_path, level: str):
+    """A tiny random network exported at ``level`` into ``tmp_path/opponents``; its folder."""
     from bgai.model.checkpoint import FORMAT, save_atomic
     from bgai.model.net import build_net
     from bgai.opponent import export_opponent
@@ -282,12 +283,45 @@ def test_an_exported_opponent_plays_by_its_level(tmp_path):
     net = build_net({"kind": "value_net", "encoding": "tesauro198", "hidden": [8], "activation": "sigmoid"})
     checkpoint = tmp_path / "net.pt"
     save_atomic({"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, checkpoint)
-    export_opponent(checkpoint, "beginner", tmp_path / "opponents" / "bgai-beginner-v1")
+    return export_opponent(checkpoint, level, tmp_path / "opponents" / f"bgai-{level}-v1")
+
+
+def test_an_exported_opponent_plays_by_its_level(tmp_path):
+    tiny_export(tmp_path, "beginner")
     bot = load_bot(level="Beginner", root=tmp_path / "opponents")
     assert bot.name == "bgai-beginner-v1" and bot.evaluator is not None
     session = MatchSession(bot, match_length=1, seed=3)
     play_scripted(session)
     assert session.match_over
+
+
+def test_a_bot_that_evaluates_nothing_gives_no_hints_and_plays_without_the_cube():
+    bot = load_bot("pubeval")
+    assert bot.evaluator is None and bot.cube is None
+    session = MatchSession(bot, seed=2)
+    assert not session.cube_in_play
+    session.advance()
+    while session.awaiting != MOVE:  # the person's dice are rolled at once: no cube to turn
+        session.play_move(session.legal_moves()[0][0])
+        session.advance()
+    with pytest.raises(ValueError, match="pubeval gives no hints"):
+        session.hint()
+    person_resigns = dataclasses.replace(session.match_state, resign=1, turn=BOT)
+    position = encode_gnubg_id(session.board, person_resigns)
+    assert not bot.resign_decision(position, 2)  # a backgammon is still possible on this board
+    assert bot.resign_decision(position, 3)
+
+
+def test_an_exported_opponent_takes_a_resignation_that_wins_it_the_match(tmp_path):
+    from bgai.opponent import Opponent
+
+    opponent = Opponent.load(tiny_export(tmp_path, "expert"))
+    opponent.evaluator = Certain([0.0, 0.0, 0.0, 1.0, 0.0])  # the person on roll is sure to lose a gammon
+    one_away = MatchState(match_length=5, score=(4, 2), on_roll=PERSON, resign=1, turn=BOT)
+    position = encode_gnubg_id(starting_board(), one_away)
+    assert opponent.resign_decision(position, 1)  # a single game wins the match as surely as a gammon
+    money = MatchState(on_roll=PERSON, resign=1, turn=BOT)
+    assert not opponent.resign_decision(encode_gnubg_id(starting_board(), money), 1)
 
 
 def test_an_unknown_level_is_a_one_line_error():
@@ -303,19 +337,19 @@ def test_bgai_play_through_a_pipe_plays_the_match_and_saves_it(scripted_match, t
     saved = tmp_path / "match.mat"
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(script.lines) + "\n"))
 
-    code = main(["play", "--opponent", "pubeval", "--match", "3", "--seed", "11", "--save", str(saved)])
+    code = main(["play", "--opponent", BOT_SPEC, "--match", "3", "--seed", "11", "--save", str(saved)])
 
     out = capsys.readouterr().out
     assert code == 0
-    assert "you (X) against pubeval (O), a 3-point match with the cube; dice seed 11" in out
+    assert f"you (X) against {BOT_SPEC} (O), a 3-point match with the cube; dice seed 11" in out
     assert "Your move, " in out and f"> {ILLEGAL}\nIllegal move {ILLEGAL} for " in out
     assert "   1. " in out and "Eq.: " in out  # the hint
-    assert "Your turn: roll or double? (Enter rolls) > double\nYou double to 2.\npubeval " in out
+    assert f"Your turn: roll or double? (Enter rolls) > double\nYou double to 2.\n{BOT_SPEC} " in out
     assert "> resign\n" in out
     assert out.count(" Position ID: ") > 10 and " Match ID   : " in out
     assert "the 3-point match" in out and f"Saved to {saved}" in out
     played = load_mat(saved)
-    assert played.match_length == 3 and played.players == ("pubeval", "you")
+    assert played.match_length == 3 and played.players == (BOT_SPEC, "you")
     assert [g.actions for g in played.games] == [g.actions for g in expected.record.games]
     results = [(g.winner, g.points) for g in expected.record.games]
     assert [(g.winner, g.points) for g in played.games] == results

@@ -8,7 +8,6 @@ import pytest
 import torch
 
 from bgai.bots.players import SearchPlayer
-from bgai.bots.specs import load_player
 from bgai.engine.board import swap_sides
 from bgai.engine.movegen import expand
 from bgai.engine.sampling import sample_positions
@@ -26,6 +25,7 @@ from bgai.search import (
     pruner_of,
     score_candidates,
 )
+from bgai.specs import load_player
 from bgai.train.distill import afterstates_of, distill, distill_loss, ranking_agreement, selfplay_positions
 from tests.positions import pos
 

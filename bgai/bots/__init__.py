@@ -1,10 +1,11 @@
-"""Bots: batched players (random, pubeval, search over an evaluator, gnubg), their specs, and
-their cube sense (:mod:`bgai.bots.cube`).
+"""Bots: batched players (random, pubeval, search over an evaluator, gnubg), the evaluator
+behind a player, and their cube sense (:mod:`bgai.bots.cube`).
 
-Knows the engine, model, search and cube; bench, play and the CLI build on it.
+Knows the engine, model, search and cube; bench, training, opponents and :mod:`bgai.specs`
+(players by the names people type: ``load_player``) build on it.
 """
 
-from bgai.bots.cube import CubePlayer, cube_sense
+from bgai.bots.cube import CubePlayer, NoCube, cube_sense
 from bgai.bots.players import (
     GnubgPlayer,
     Player,
@@ -12,14 +13,14 @@ from bgai.bots.players import (
     PubevalPlayer,
     RandomPlayer,
     SearchPlayer,
+    evaluator_of,
+    network_evaluator,
 )
-from bgai.bots.specs import GNUBG_LEVELS, SPEC_HELP, evaluator_of, load_player
 
 __all__ = [
-    "GNUBG_LEVELS",
-    "SPEC_HELP",
     "CubePlayer",
     "GnubgPlayer",
+    "NoCube",
     "Player",
     "PlayerBase",
     "PubevalPlayer",
@@ -27,5 +28,5 @@ __all__ = [
     "SearchPlayer",
     "cube_sense",
     "evaluator_of",
-    "load_player",
+    "network_evaluator",
 ]

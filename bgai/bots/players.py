@@ -5,6 +5,10 @@ A :class:`Player` has a ``name`` and ``choose(boards (N, 2, 25), dice (N, 2)) ->
 row 1; a board with no legal move comes back unchanged. Every player also offers
 ``choose_move(position_id, dice) -> str``, the same choice written in gnubg notation for
 people (:mod:`bgai.moves` does the writing).
+
+:func:`network_evaluator` builds the evaluator of a trained network (with its pruning net and
+the bear-off databases), :func:`evaluator_of` finds the evaluator behind a player. Players by
+the names people type are :mod:`bgai.specs`'s business.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from bgai.engine.board import is_race, swap_sides
 from bgai.engine.choice import random_child, segment_argmax
 from bgai.engine.movegen import expand
 from bgai.model.pubeval import pubeval_scores
-from bgai.search.evaluator import Evaluator, import_gnubg_nn
+from bgai.search.evaluator import Evaluator, GnubgEvaluator, import_gnubg_nn
 from bgai.search.ply import DEFAULT_FILTER, MoveFilter, pick_best, position_noise, score_candidates
 
 
@@ -157,3 +161,46 @@ class GnubgPlayer(PlayerBase):
             chosen.append(g.board_from_position_key(key))  # opponent on roll
         after = swap_sides(np.asarray(chosen, dtype=np.int8).reshape(len(boards), 2, 25))
         return torch.as_tensor(after, device=boards.device)
+
+
+def network_evaluator(name: str, *, bearoff: bool = True, prune: bool = True) -> Evaluator:
+    """The evaluator of a shipped network (``best``) or a checkpoint file: the net, behind the
+    exact bear-off databases when ``bearoff``; with the shipped ``<name>_pruner.pt`` attached as
+    its pruning net when ``prune`` and that file exists. A bad name raises ``ValueError``."""
+    from bgai.model.checkpoint import SHIPPED, checkpoint_path, load_net
+    from bgai.search.evaluator import NetEvaluator, PrunedEvaluator
+
+    evaluator: Evaluator = NetEvaluator(load_net(checkpoint_path(name)), name=name)
+    pruner: Evaluator | None = None
+    pruner_path = SHIPPED / f"{name}_pruner.pt"
+    if prune and pruner_path.is_file():
+        pruner = NetEvaluator(load_net(pruner_path), name=f"{name}_pruner")
+    if bearoff:  # exact bear-off databases wherever both sides are bearing off
+        from bgai.bearoff import BearoffEvaluator
+
+        db = BearoffEvaluator(evaluator)
+        db.name = name
+        evaluator = db
+        if pruner is not None:
+            pruner = BearoffEvaluator(pruner, db.one_sided, db.two_sided)
+            pruner.name = f"{name}_pruner"
+    if pruner is not None:
+        evaluator = PrunedEvaluator(evaluator, pruner, name=name)
+    return evaluator
+
+
+def evaluator_of(player: PlayerBase, task: str = "this") -> tuple[Evaluator, int, MoveFilter]:
+    """(evaluator, plies, move filter) behind ``player``, for tools that rank moves or analyse
+    the cube with its judgement (``bgai hint``, ``bgai cube``, a bot's cube sense and hints).
+
+    A search player gives its own; a gnubg player gives gnubg's 0-ply net under bgai's search
+    at its plies. Players that evaluate no positions (random, pubeval) raise ``ValueError``
+    saying that ``task`` needs one.
+    """
+    if isinstance(player, SearchPlayer):
+        return player.evaluator, player.plies, player.move_filter
+    if isinstance(player, GnubgPlayer):
+        return GnubgEvaluator(0), player.plies, DEFAULT_FILTER
+    raise ValueError(
+        f"{task} needs a player that evaluates positions (best, a checkpoint, gnubg), not {player.name}"
+    )

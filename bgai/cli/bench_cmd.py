@@ -26,7 +26,7 @@ from pathlib import Path
 
 
 def register(subparsers) -> None:
-    from bgai.bots.specs import SPEC_HELP
+    from bgai.specs import SPEC_HELP
 
     parser = subparsers.add_parser(
         "bench",
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from bgai.bench import duel, league
     from bgai.bench.cubeful import CubeRules, cubeful_duel, match_duel
     from bgai.bench.records import duel_session
-    from bgai.bots import load_player
+    from bgai.specs import load_player
 
     specs = _check(args)
     if args.threads:

@@ -19,7 +19,7 @@ PROBS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"
 
 
 def register(subparsers) -> None:
-    from bgai.bots.specs import SPEC_HELP
+    from bgai.specs import SPEC_HELP
 
     parser = subparsers.add_parser(
         "cube",
@@ -56,8 +56,9 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bgai.bots import evaluator_of, load_player
+    from bgai.bots import evaluator_of
     from bgai.cube.state import Owner
+    from bgai.specs import load_player
 
     texts = list(args.positions)
     from_stdin = not texts or texts == ["-"]

@@ -13,7 +13,7 @@ import sys
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from bgai.bots.specs import SPEC_HELP
+    from bgai.specs import SPEC_HELP
 
     parser = subparsers.add_parser(
         "grade",
@@ -44,23 +44,17 @@ def run(args: argparse.Namespace) -> int:
 
     import torch
 
-    from bgai.bots import load_player
-    from bgai.opponent.grade import grade, load_judge, write_strength
+    from bgai.opponent.grade import grade, write_strength
+    from bgai.specs import load_judge, load_player
 
     if args.threads:
         torch.set_num_threads(args.threads)
     folder = Path(args.opponent)
-    exported = folder.is_dir()  # an export's folder; Opponent.load says what is wrong with it
-    if args.write and not exported:
+    if args.write and not folder.is_dir():
         raise ValueError(
             f"--write needs an exported opponent's folder (with bgai.json), not {args.opponent!r}"
         )
-    if exported:
-        from bgai.opponent import Opponent
-
-        player = Opponent.load(folder).player
-    else:
-        player = load_player(args.opponent)
+    player = load_player(args.opponent)  # an export's folder too: Opponent.load says what is wrong
     judge = load_judge(args.judge, getattr(player, "evaluator", None)) if args.judge else None
     result = grade(
         player,

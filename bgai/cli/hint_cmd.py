@@ -14,7 +14,7 @@ PROBS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"
 
 
 def register(subparsers) -> None:
-    from bgai.bots.specs import SPEC_HELP
+    from bgai.specs import SPEC_HELP
 
     parser = subparsers.add_parser(
         "hint",
@@ -34,12 +34,13 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from bgai.bots import evaluator_of, load_player
+    from bgai.bots import evaluator_of
     from bgai.engine.board import swap_sides
     from bgai.formats import encode_position_id, read_position
     from bgai.model.probs import cubeless_equity
     from bgai.moves import legal_moves_batch, parse_dice
     from bgai.search.ply import evaluate_position, rank_moves
+    from bgai.specs import load_player
 
     board, match_state = read_position(args.position)
     for row, who in ((1, "player on roll"), (0, "opponent")):

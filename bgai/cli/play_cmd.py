@@ -14,7 +14,7 @@ from pathlib import Path
 
 
 def register(subparsers) -> None:
-    from bgai.bots.specs import SPEC_HELP
+    from bgai.specs import SPEC_HELP
 
     parser = subparsers.add_parser(
         "play",
@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
     session.record.date = time.strftime("%Y.%m.%d")
     session.record.transcriber = "bgai play"
     what = f"a {args.match}-point match" if args.match else "a money session"
-    cube = "with the cube" if args.cube else "without the cube"
+    cube = "with the cube" if session.cube_in_play else "without the cube"
+    if args.cube and not session.cube_in_play:
+        cube += f" ({bot.name} has no cube sense)"
     variant = "" if args.variant == "standard" else f" of {args.variant}"
     print(f"bgai play: you (X) against {bot.name} (O), {what}{variant} {cube}; dice seed {session.seed}.")
     print("Type help for the commands.", flush=True)

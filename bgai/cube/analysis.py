@@ -6,14 +6,16 @@ The glue between the formats (a board with the player on roll in row 1 and a
 
 * :func:`cube_state`: the :class:`CubeState` of the player on roll (score, owner, Crawford,
   Jacoby, beavers), and :func:`why_no_double` when that player may not double;
-* :func:`position_classes` / :func:`cube_efficiencies`: gnubg's position class of each board and
-  the cube efficiency ``x`` :func:`~bgai.cube.decision.cube_efficiency` gives it;
 * :func:`analyse_positions` / :func:`analyse_position`: no double / double-take / double-pass
   equities (normalised to the current cube, double/pass = +1) and gnubg's proper cube action,
-  at 0-ply (Janowski on the evaluator's probabilities, exactly gnubg's 0-ply) or as a cubeful
-  1- or 2-ply search (:mod:`bgai.cube.search`);
-* :func:`cube_action`: what a bot does: ``"double"``/``"no double"`` before its roll, or
-  ``"take"``/``"pass"``/``"beaver"`` when a double is offered to it.
+  at 0-ply (Janowski on the evaluator's probabilities with the cube efficiencies of
+  :mod:`bgai.cube.efficiency`, exactly gnubg's 0-ply) or as a cubeful 1- or 2-ply search
+  (:mod:`bgai.cube.search`);
+* :class:`CubeDecider`: the one cube sense of every bot (bench games, ``bgai play``, exported
+  opponents): doubles where that analysis says so, and answers a double by
+  :func:`~bgai.cube.decision.answer_to_double`, many positions at once;
+* :func:`cube_action`: one position's action: ``"double"``/``"no double"`` before the roll,
+  or ``"take"``/``"pass"``/``"beaver"`` when a double is offered.
 
 Equities, probabilities and decisions are always the **player on roll**'s, i.e. the would-be
 doubler's. While a double is pending gnubg keeps the doubler on roll (the board is stored
@@ -24,25 +26,31 @@ taker's question.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cache, cached_property
 
 import numpy as np
 import torch
 
-from bgai.cube import match
-from bgai.cube.decision import CubeAnalysis, cube_efficiency
+from bgai.cube.decision import PositionCubeAnalysis, answer_to_double, doubles
+from bgai.cube.efficiency import cube_efficiencies, position_classes
 from bgai.cube.met import MatchEquityTable
-from bgai.cube.money import cubeless_equity
+from bgai.cube.search import cube_analysis, roll_tree
 from bgai.cube.state import CubeState, Owner
-from bgai.engine.board import CHECKERS, is_race, pip_counts
 from bgai.formats.gnubgid import MatchState
-from bgai.model.probs import OUTPUTS
 from bgai.search.evaluator import Evaluator
 
-HOME_POINTS = 6
-TWO_SIDED_CHECKERS = 6
-"""gnubg's shipped two-sided bear-off database: up to 6 checkers on each side's 6 home points."""
+__all__ = [  # the last five live lower in the package and stay importable from here
+    "CubeDecider",
+    "analyse_position",
+    "analyse_positions",
+    "cube_action",
+    "cube_state",
+    "why_no_double",
+    "PositionCubeAnalysis",
+    "answer_to_double",
+    "cube_efficiencies",
+    "doubles",
+    "position_classes",
+]
 
 
 # --- cube state of the player on roll ---------------------------------------------------------
@@ -89,107 +97,7 @@ def why_no_double(state: CubeState) -> str | None:
     return f"dead cube: the player on roll needs {state.my_away} and the cube is already at {state.cube}"
 
 
-# --- position class and cube efficiency -------------------------------------------------------
-
-
-def position_classes(boards) -> list[str]:
-    """gnubg's position class of each board ``(N, 2, 25)``, as :func:`cube_efficiency` names it.
-
-    ``over`` (a side has no checkers left), ``contact`` (gnubg's crashed positions have the same
-    efficiency and are not told apart), ``bearoff_ts`` (both sides home with at most 6
-    checkers: gnubg's two-sided database), ``bearoff_os`` (both sides home: its one-sided
-    database) and ``race``.
-    """
-    codes = _class_codes(torch.as_tensor(boards))
-    return [_CLASS_NAMES[c] for c in codes.tolist()]
-
-
-def cube_efficiencies(boards, plies: int = 0) -> np.ndarray:
-    """``(N,)`` gnubg's cube efficiency ``x`` for each board, from the 0-1 or the 2+ ply set."""
-    b = torch.as_tensor(boards)
-    codes = _class_codes(b).numpy()
-    pips = pip_counts(b)[..., 1].cpu().numpy()
-    by_class = np.array([cube_efficiency(name, 0, plies=plies) for name in _CLASS_NAMES])
-    x = by_class[codes]
-    race = codes == _CLASS_NAMES.index("race")
-    x[race] = _race_efficiency(plies >= 2)[np.minimum(pips[race], _MAX_PIPS)]
-    return x
-
-
-_CLASS_NAMES = ("over", "contact", "race", "bearoff_os", "bearoff_ts")
-_MAX_PIPS = 25 * CHECKERS
-
-
-@cache
-def _race_efficiency(deep: bool) -> np.ndarray:
-    """Race efficiency by pip count of the player on roll, tabulated from :func:`cube_efficiency`."""
-    return np.array([cube_efficiency("race", p, plies=2 if deep else 0) for p in range(_MAX_PIPS + 1)])
-
-
-def _class_codes(boards: torch.Tensor) -> torch.Tensor:
-    """Index into :data:`_CLASS_NAMES` for each board (on the CPU)."""
-    b = boards.cpu().reshape(-1, 2, 25).long()
-    counts = b.sum(-1)
-    home = (b[..., HOME_POINTS:] == 0).all(-1).all(-1)
-    small = (counts <= TWO_SIDED_CHECKERS).all(-1)
-    codes = torch.full((len(b),), _CLASS_NAMES.index("race"))
-    codes[home] = _CLASS_NAMES.index("bearoff_os")
-    codes[home & small] = _CLASS_NAMES.index("bearoff_ts")
-    codes[~is_race(b)] = _CLASS_NAMES.index("contact")
-    codes[(counts == 0).any(-1)] = _CLASS_NAMES.index("over")
-    return codes
-
-
 # --- analysis ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PositionCubeAnalysis(CubeAnalysis):
-    """A :class:`CubeAnalysis` of boards, with what it was computed from.
-
-    ``probs`` are the cubeless probabilities of the player on roll at ``plies`` (gnubg prints
-    them above its cube analysis), ``states`` each position's :class:`CubeState`.
-    """
-
-    probs: np.ndarray
-    states: tuple[CubeState, ...]
-    plies: int
-
-    @cached_property
-    def take(self) -> list[str | None]:
-        """The taker's answer to a double ("take", "pass" or "beaver"); None where none is possible."""
-        return [
-            answer_to_double(dt, dp, state) if state.can_double else None
-            for dt, dp, state in zip(self.dt, self.dp, self.states, strict=True)
-        ]
-
-    def record(self, i: int) -> dict:
-        """Position ``i`` as plain numbers (JSON-ready; ``None`` where the cube is not available).
-
-        ``cubeless_equity`` is gnubg's: money equity, or in match play the cubeless match
-        winning chance as normalised equity; ``cubeless_money_equity`` is always the money one.
-        """
-
-        def number(value) -> float | None:
-            return None if np.isnan(value) else float(value)
-
-        state = self.states[i]
-        money_equity = float(cubeless_equity(self.probs[i])[0])
-        if state.is_money:
-            equity = money_equity
-        else:  # gnubg prints the cubeless MWC as normalised equity in match play
-            equity = float(match.mwc_to_equity(match.cubeless_mwc(self.probs[i], state), state)[0])
-        return {
-            "plies": self.plies,
-            "probs": dict(zip(OUTPUTS, (float(p) for p in self.probs[i]), strict=True)),
-            "cubeless_equity": equity,
-            "cubeless_money_equity": money_equity,
-            "nd": number(self.nd[i]),
-            "dt": number(self.dt[i]),
-            "dp": number(self.dp[i]),
-            "decision": self.decision[i],
-            "take": self.take[i],
-        }
 
 
 def analyse_positions(
@@ -205,8 +113,6 @@ def analyse_positions(
     state is then a cheap pass over it. ``plies`` 0 is gnubg's 0-ply cube analysis, 1 and 2
     its cubeful n-ply search (:mod:`bgai.cube.search`).
     """
-    from bgai.cube.search import cube_analysis, roll_tree
-
     boards = boards if isinstance(boards, torch.Tensor) else torch.as_tensor(np.asarray(boards))
     if boards.ndim == 2:
         boards = boards[None]
@@ -247,6 +153,46 @@ def analyse_position(
     return analyse_positions(evaluator, np.asarray(board)[None], state, plies, met)
 
 
+class CubeDecider:
+    """The cube sense of an evaluator: gnubg's cube analysis at ``plies``, for many games at once.
+
+    Both questions see the position as the **doubler** sees it: the doubler on roll (row 1)
+    before rolling, and each :class:`CubeState` from the doubler's side.
+
+    * :meth:`cube_decisions`: does the player on roll double now? Where gnubg's proper action
+      doubles (:func:`~bgai.cube.decision.doubles`: optional doubles too; not when too good, not
+      into a beaver that costs more than it gains), and only where the state lets them.
+    * :meth:`take_decisions`: the other side's answer to that double, "take", "pass" or
+      "beaver" (:func:`~bgai.cube.decision.answer_to_double`).
+
+    The bench, ``bgai play``, exported opponents and ``bgai cube`` all decide through
+    :func:`analyse_positions`; this class is what a bot carries.
+    """
+
+    def __init__(self, evaluator: Evaluator, plies: int = 0, met: MatchEquityTable | None = None) -> None:
+        self.evaluator = evaluator
+        self.plies = int(plies)
+        self.met = met
+        self.name = f"cube({getattr(evaluator, 'name', 'evaluator')}@{self.plies}ply)"
+
+    def analyse(self, boards, states: CubeState | Sequence[CubeState]) -> PositionCubeAnalysis:
+        """The full analysis behind the decisions (equities, gnubg's wording, the taker's answer)."""
+        return analyse_positions(self.evaluator, boards, states, self.plies, self.met)
+
+    def cube_decisions(self, boards, cube_states: Sequence[CubeState]) -> np.ndarray:
+        """``(N,)`` bool: True where the player on roll doubles (redoubles) now."""
+        if not len(cube_states):
+            return np.zeros(0, dtype=bool)
+        decision = self.analyse(boards, cube_states).decision
+        return np.array([s.can_double and doubles(d) for d, s in zip(decision, cube_states, strict=True)])
+
+    def take_decisions(self, boards, cube_states: Sequence[CubeState]) -> list[str]:
+        """The answer ("take", "pass" or "beaver") to a double by the player on roll of each board."""
+        if not len(cube_states):
+            return []
+        return [answer or "take" for answer in self.analyse(boards, cube_states).take]
+
+
 def cube_action(
     evaluator: Evaluator,
     board,
@@ -267,21 +213,8 @@ def cube_action(
     reason = why_no_double(state)
     if reason:
         raise ValueError(reason)
-    analysis = analyse_position(evaluator, board, state, plies)
+    decider = CubeDecider(evaluator, plies)
+    boards = np.asarray(board)[None]
     if match_state is not None and match_state.double_offered:
-        return analysis.take[0]
-    return "double" if doubles(analysis.decision[0]) else "no double"
-
-
-def doubles(decision: str) -> bool:
-    """Does gnubg's proper cube action (its wording) turn the cube?"""
-    return decision.startswith(("Double", "Redouble", "Optional"))
-
-
-def answer_to_double(dt: float, dp: float, state: CubeState) -> str:
-    """The taker's answer from the doubler's equities (as :func:`bgai.cube.take_decision`)."""
-    if dt >= dp:
-        return "pass"
-    if state.is_money and state.beavers and -2.0 <= dt <= 0.0:
-        return "beaver"
-    return "take"
+        return decider.take_decisions(boards, [state])[0]
+    return "double" if decider.cube_decisions(boards, [state])[0] else "no double"

@@ -1,48 +1,31 @@
 """Cube decisions from probabilities: no double / double-take / double-pass, in gnubg's words.
 
 Input: cubeless probabilities for the player on roll (``(N, 5)``), a :class:`CubeState` and a
-cube efficiency ``x`` (scalar or ``(N,)``; :func:`cube_efficiency` gives gnubg's defaults).
+cube efficiency ``x`` (scalar or ``(N,)``; :mod:`bgai.cube.efficiency` gives gnubg's defaults).
 Output: a :class:`CubeAnalysis` with the three equities normalised to the current cube
 (double/pass = +1) and gnubg's decision label, chosen exactly as gnubg's
 ``FindBestCubeDecision`` chooses it. This is gnubg's 0-ply cube analysis; deeper (cubeful
-n-ply) analysis needs an evaluator and lives with the search, not here.
+n-ply) analysis needs an evaluator (:mod:`bgai.cube.search`) and ends in the same wording.
+
+The taker's answer to a double has one rule here (:func:`answer_to_double`), which the
+labels, :func:`take_decision` and :attr:`PositionCubeAnalysis.take` all use; whether a label
+turns the cube is :func:`doubles`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from bgai.cube import match, money
 from bgai.cube.met import MatchEquityTable, kazaross_xg2
 from bgai.cube.state import CubeState, Owner
+from bgai.model.probs import OUTPUTS
 
 OPTIONAL_EPS = 1e-5  # gnubg: equities this close are an "optional" double
 NOT_AVAILABLE = "Cube not available"  # gnubg's hint just says "You cannot double."
-
-
-def cube_efficiency(position_class: str, pips_on_roll: int = 0, *, plies: int = 0) -> float:
-    """gnubg's default cube efficiency ``x`` for a position class.
-
-    gnubg keeps two sets: one for 0-1 ply leaves (``plies <= 1``) and one for 2+ ply.
-    Classes: ``contact``, ``crashed``, ``race`` (depends on the pip count of the player on
-    roll), ``bearoff_os`` (one-sided database), ``bearoff_ts`` (two-sided database: gnubg uses
-    exact cubeful database equities in money play, 0.6 is its match-play fallback),
-    ``hypergammon`` and ``over`` (game finished: dead cube).
-    """
-    shallow = plies <= 1
-    if position_class in ("contact", "crashed"):
-        return 0.76 if shallow else 0.68
-    if position_class == "race":
-        if shallow:
-            return float(np.clip(0.60 + 0.0025 * pips_on_roll, 0.60, 0.80))
-        return float(np.clip(0.55 + 0.00125 * pips_on_roll, 0.60, 0.70))
-    if position_class in ("bearoff_os", "bearoff_ts", "hypergammon"):
-        return 0.60
-    if position_class == "over":
-        return 0.0
-    raise ValueError(f"unknown position class {position_class!r}")
 
 
 @dataclass(frozen=True)
@@ -100,22 +83,32 @@ def analyse_cube(probs, state: CubeState, x, met: MatchEquityTable | None = None
 def take_decision(probs, state: CubeState, x, met: MatchEquityTable | None = None) -> list[str]:
     """The opponent's answer ("take", "pass" or "beaver") to a double by the player on roll.
 
-    Probabilities are still the doubler's (the player on roll). Pass when double/take is worth
-    at least double/pass to the doubler; beaver (money, beavers allowed) when the taker's
-    equity after taking is not negative, i.e. ``-2 <= DT <= 0``.
+    Probabilities are still the doubler's (the player on roll); :func:`answer_to_double` answers.
     """
     if not state.can_double:
         raise ValueError("the player on roll cannot double in this cube state")
     analysis = analyse_cube(probs, state, x, met)
-    answers = []
-    for dt, dp in zip(analysis.dt, analysis.dp, strict=True):
-        if dt >= dp:
-            answers.append("pass")
-        elif state.is_money and state.beavers and -2.0 <= dt <= 0.0:
-            answers.append("beaver")
-        else:
-            answers.append("take")
-    return answers
+    return [answer_to_double(dt, dp, state) for dt, dp in zip(analysis.dt, analysis.dp, strict=True)]
+
+
+def answer_to_double(dt: float, dp: float, state: CubeState) -> str:
+    """The taker's answer to a double, from the doubler's equities (normalised, DP = +1).
+
+    Pass when double/take is worth at least double/pass to the doubler; beaver (money play,
+    beavers allowed) when the taker's equity after taking is not negative, ``-2 <= DT <= 0``;
+    else take.
+    """
+    if dt >= dp:
+        return "pass"
+    if state.is_money and state.beavers and -2.0 <= dt <= 0.0:
+        return "beaver"
+    return "take"
+
+
+def doubles(decision: str) -> bool:
+    """Does gnubg's proper cube action (its wording) turn the cube? Optional doubles do; "Too good"
+    and "No double, beaver" do not."""
+    return decision.startswith(("Double", "Redouble", "Optional"))
 
 
 def decision_labels(nd, dt, dp, probs, state: CubeState) -> list[str]:
@@ -143,7 +136,7 @@ def _label(nd: float, dt: float, dp: float, can_gammon: bool, hopeless: bool, st
     """
     double = "double" if state.owner is Owner.CENTRED else "redouble"
     Double = double.capitalize()
-    beaver_zone = state.is_money and state.beavers and -2.0 <= dt <= 0.0
+    beaver_zone = answer_to_double(dt, dp, state) == "beaver"
     too_good_pass = f"Too good to {double}, pass" if can_gammon else f"{Double}, pass"
     if hopeless:
         return f"No {double}, beaver" if beaver_zone else f"No {double}, take"
@@ -167,3 +160,52 @@ def _label(nd: float, dt: float, dp: float, can_gammon: bool, hopeless: bool, st
             return f"Too good to {double}, take" if can_gammon else f"No {double}, take"
         return f"No {double}, beaver" if beaver_zone else f"No {double}, take"
     return too_good_pass
+
+
+@dataclass(frozen=True)
+class PositionCubeAnalysis(CubeAnalysis):
+    """A :class:`CubeAnalysis` of positions, with what it was computed from.
+
+    ``probs`` are the cubeless probabilities of the player on roll at ``plies`` (gnubg prints
+    them above its cube analysis), ``states`` each position's :class:`CubeState`.
+    """
+
+    probs: np.ndarray
+    states: tuple[CubeState, ...]
+    plies: int
+
+    @cached_property
+    def take(self) -> list[str | None]:
+        """The taker's answer to a double ("take", "pass" or "beaver"); None where none is possible."""
+        return [
+            answer_to_double(dt, dp, state) if state.can_double else None
+            for dt, dp, state in zip(self.dt, self.dp, self.states, strict=True)
+        ]
+
+    def record(self, i: int) -> dict:
+        """Position ``i`` as plain numbers (JSON-ready; ``None`` where the cube is not available).
+
+        ``cubeless_equity`` is gnubg's: money equity, or in match play the cubeless match
+        winning chance as normalised equity; ``cubeless_money_equity`` is always the money one.
+        """
+
+        def number(value) -> float | None:
+            return None if np.isnan(value) else float(value)
+
+        state = self.states[i]
+        money_equity = float(money.cubeless_equity(self.probs[i])[0])
+        if state.is_money:
+            equity = money_equity
+        else:  # gnubg prints the cubeless MWC as normalised equity in match play
+            equity = float(match.mwc_to_equity(match.cubeless_mwc(self.probs[i], state), state)[0])
+        return {
+            "plies": self.plies,
+            "probs": dict(zip(OUTPUTS, (float(p) for p in self.probs[i]), strict=True)),
+            "cubeless_equity": equity,
+            "cubeless_money_equity": money_equity,
+            "nd": number(self.nd[i]),
+            "dt": number(self.dt[i]),
+            "dp": number(self.dp[i]),
+            "decision": self.decision[i],
+            "take": self.take[i],
+        }

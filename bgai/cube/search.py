@@ -7,7 +7,7 @@ a cube decision** and Janowski's cube efficiency is used **only at the leaves**:
   may double, a double/take value DT (in ``s.doubled()``: O owns twice the cube) and a
   double/pass value DP (what X cashes); X chooses, so the node is worth ``max(ND, min(DT, DP))``;
 * at a leaf (0-ply) ND and DT are gnubg's 0-ply cubeful equities of the evaluator's cubeless
-  probabilities, with the leaf's cube efficiency (:func:`bgai.cube.analysis.cube_efficiencies`,
+  probabilities, with the leaf's cube efficiency (:func:`bgai.cube.efficiency.cube_efficiencies`,
   gnubg's 0-1 ply set in a 1-ply search, its 2+ ply set in a 2-ply one);
 * above a leaf, ND (or DT) is the average over the 21 rolls of X's best move, the resulting
   position (O on roll, in the same cube state seen from O) valued one ply shallower from O's
@@ -47,8 +47,8 @@ import numpy as np
 import torch
 
 from bgai.cube import match
-from bgai.cube.analysis import PositionCubeAnalysis, cube_efficiencies
-from bgai.cube.decision import analyse_cube, decision_labels
+from bgai.cube.decision import PositionCubeAnalysis, analyse_cube, decision_labels
+from bgai.cube.efficiency import cube_efficiencies
 from bgai.cube.met import MatchEquityTable, kazaross_xg2
 from bgai.cube.money import cubeful_equity
 from bgai.cube.state import CubeState
@@ -94,13 +94,8 @@ class RollTree:
         """``(n, 5)`` cubeless probabilities of each root at ``plies`` (the n-ply evaluation)."""
         probs = self.probs
         for _ in range(self.plies):
-            probs = _average_over_rolls(invert_np(probs).reshape(-1, N_ROLLS, 5).transpose(0, 2, 1))
+            probs = _average_over_rolls(invert(probs).reshape(-1, N_ROLLS, 5).transpose(0, 2, 1))
         return probs
-
-
-def invert_np(probs: np.ndarray) -> np.ndarray:
-    """:func:`bgai.model.probs.invert` on numpy rows."""
-    return np.stack([1 - probs[:, 0], probs[:, 3], probs[:, 4], probs[:, 1], probs[:, 2]], -1)
 
 
 def roll_tree(evaluator: Evaluator, boards, plies: int, efficiency_plies: int | None = None) -> RollTree:
@@ -117,7 +112,8 @@ def roll_tree(evaluator: Evaluator, boards, plies: int, efficiency_plies: int | 
         probs = evaluator.evaluate(current)
     for _ in range(plies):
         current, probs = _best_replies(evaluator, current)
-    x = cube_efficiencies(current, plies if efficiency_plies is None else efficiency_plies)
+    checkers = getattr(evaluator, "checkers", CHECKERS)
+    x = cube_efficiencies(current, plies if efficiency_plies is None else efficiency_plies, checkers)
     return RollTree(probs.double().cpu().numpy(), x, plies, len(torch.as_tensor(boards)))
 
 

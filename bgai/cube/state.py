@@ -20,6 +20,10 @@ import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 
+MAX_CUBE = 4096
+"""gnubg's largest cube (``MAX_CUBE`` in its ``backgammon.h``: ``1 << 12``): no double or beaver
+beyond it."""
+
 
 class Owner(Enum):
     """Who holds the cube, relative to the player on roll."""

@@ -113,3 +113,15 @@ def game_value(boards: Array, checkers: int = CHECKERS) -> Array:
     backgammon = gammon & (loser[..., 18:25].sum(-1) > 0)
     value = won.long() * (1 + gammon.long() + backgammon.long())
     return value.numpy() if isinstance(boards, np.ndarray) else value
+
+
+def most_points_left(boards: Array, checkers: int = CHECKERS) -> Array:
+    """The most the player in row 1 can still win from here, by the board alone: 1 once the
+    opponent (row 0) has borne off a checker; 2 in a race where the opponent has nothing left
+    in row 1's home board or on the bar (no backgammon can happen any more); else 3."""
+    t = torch.as_tensor(boards)
+    loser = t[..., 0, :]
+    gammon_possible = loser.sum(-1) == checkers
+    backgammon_possible = gammon_possible & ~(is_race(t) & (loser[..., 18:25].sum(-1) == 0))
+    most = 1 + gammon_possible.long() + backgammon_possible.long()
+    return most.numpy() if isinstance(boards, np.ndarray) else most

@@ -7,7 +7,10 @@ backgammons, and losing is ``1 - win``.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
+
+ProbsArray = torch.Tensor | np.ndarray
 
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
 OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
@@ -38,15 +41,17 @@ def cubeless_equity(probs: torch.Tensor) -> torch.Tensor:
     )
 
 
-def invert(probs: torch.Tensor) -> torch.Tensor:
-    """The same outcomes seen by the other player: win <-> lose, wg <-> lg, wbg <-> lbg."""
-    return torch.stack(
-        [
-            1 - probs[..., WIN],
-            probs[..., LOSE_GAMMON],
-            probs[..., LOSE_BACKGAMMON],
-            probs[..., WIN_GAMMON],
-            probs[..., WIN_BACKGAMMON],
-        ],
-        -1,
-    )
+def invert(probs: ProbsArray) -> ProbsArray:
+    """The same outcomes seen by the other player: win <-> lose, wg <-> lg, wbg <-> lbg.
+
+    Works on torch tensors and numpy arrays ``(..., 5)`` alike (the one home of this fact).
+    """
+    if isinstance(probs, torch.Tensor):
+        other = probs.index_select(-1, torch.tensor(_OTHER_SIDE, device=probs.device))
+    else:
+        other = np.asarray(probs)[..., _OTHER_SIDE]
+    other[..., WIN] = 1 - probs[..., WIN]
+    return other
+
+
+_OTHER_SIDE = [WIN, LOSE_GAMMON, LOSE_BACKGAMMON, WIN_GAMMON, WIN_BACKGAMMON]

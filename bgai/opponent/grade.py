@@ -14,7 +14,8 @@ error rate is placed on gnubg's rating scale (:data:`RATING_SCALE`).
 
 The judge is gnubg at 2-ply when gnubg is installed (``gnubg_nn.best_move(..., n=2)`` for its
 best move, ``gnubg_nn.probabilities(..., 2)`` for both values), else bgai's shipped ``best`` net
-at 2-ply, else the graded player's own net at 2-ply; ``--judge SPEC`` picks another.
+at 2-ply, else the graded player's own net at 2-ply (:func:`default_judge`); ``--judge SPEC``
+picks another (:func:`bgai.specs.load_judge`).
 Checker play only: cube decisions are not graded.
 
 A ladder of players is compared on the *same* decisions by :func:`paired_grade`: every player
@@ -38,7 +39,7 @@ import numpy as np
 import torch
 
 from bgai.bench.duel import DuelResult, GameRecord, duel
-from bgai.bots.players import GNUBG_FILTERS, GnubgPlayer, PlayerBase, PubevalPlayer, SearchPlayer
+from bgai.bots.players import GNUBG_FILTERS, GnubgPlayer, PlayerBase, PubevalPlayer, network_evaluator
 from bgai.engine.board import swap_sides
 from bgai.engine.movegen import expand
 from bgai.model.probs import cubeless_equity
@@ -213,38 +214,17 @@ def gnubg_available() -> bool:
     return True
 
 
-def load_judge(spec: str | None = None, fallback: Evaluator | None = None) -> Judge:
-    """The judge ``spec`` names: ``gnubg[@<n>ply]`` (2-ply by default), or any bgai player spec
-    that searches (``best@2ply``, a checkpoint or exported opponent with ``@<n>ply``).
-
-    ``None`` picks the strongest available: gnubg at 2-ply, else the shipped ``best`` at 2-ply,
-    else ``fallback`` (the graded player's own evaluator) at 2-ply.
-    """
-    from bgai.bots.specs import load_player
-
-    if spec is None:
-        if gnubg_available():
-            return GnubgJudge(2)
-        try:
-            return _search_judge(load_player("best@2ply"))
-        except ValueError:
-            if fallback is None:
-                msg = "no judge: install gnubg-nn, ship checkpoints/best.pt or give --judge"
-                raise ValueError(msg) from None
-            return SearchJudge(fallback, 2, name=f"{getattr(fallback, 'name', 'own net')}@2ply")
-    text = spec.strip()
-    if text == "gnubg" or text.startswith("gnubg@"):
-        plies = text.partition("@")[2].removesuffix("ply") or "2"
-        if not plies.isdigit():
-            raise ValueError(f"bad judge {spec!r}: expected gnubg or gnubg@<n>ply")
-        return GnubgJudge(int(plies))
-    return _search_judge(load_player(text))
-
-
-def _search_judge(player: PlayerBase) -> SearchJudge:
-    if isinstance(player, SearchPlayer):
-        return SearchJudge(player.evaluator, player.plies, player.move_filter, name=player.name)
-    raise ValueError(f"a judge must evaluate positions (gnubg, best@2ply, a checkpoint), not {player.name}")
+def default_judge(fallback: Evaluator | None = None) -> Judge:
+    """The strongest judge available: gnubg at 2-ply, else the shipped ``best`` at 2-ply, else
+    ``fallback`` (the graded player's own evaluator) at 2-ply; its ``name`` says which."""
+    if gnubg_available():
+        return GnubgJudge(2)
+    try:
+        return SearchJudge(network_evaluator("best"), 2, name="best@2ply")
+    except ValueError:
+        if fallback is None:
+            raise ValueError("no judge: install gnubg-nn, ship checkpoints/best.pt or give --judge") from None
+        return SearchJudge(fallback, 2, name=f"{getattr(fallback, 'name', 'own net')}@2ply (its own net)")
 
 
 # --- grading ----------------------------------------------------------------------------------
@@ -354,7 +334,7 @@ def grade(
         raise ValueError(f"games and decisions must be at least 1, got {games} and {decisions}")
     began = time.perf_counter()
     if judge is None:
-        judge = load_judge(None, getattr(player, "evaluator", None))
+        judge = default_judge(getattr(player, "evaluator", None))
     opponents = reference_opponents() if opponents is None else opponents
     if not opponents:
         raise ValueError("grading needs at least one reference opponent to play")

@@ -31,22 +31,23 @@ Dice come from a seeded generator, so the same seed and the same actions replay 
 from __future__ import annotations
 
 import dataclasses
-import json
 import secrets
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
 
 from bgai.cube.analysis import cube_state, why_no_double
+from bgai.cube.state import MAX_CUBE
 from bgai.engine.board import checkers_per_side, game_value, starting_board, swap_sides
 from bgai.engine.dice import opening_roll
 from bgai.engine.dice import roll as roll_dice
 from bgai.engine.steps import move_steps
 from bgai.formats import MatchState, decode_position_id, encode_gnubg_id, encode_position_id
 from bgai.formats.mat import Action, GameRecord, MatchRecord
+from bgai.model.probs import invert
 from bgai.moves import apply_move, legal_moves
+from bgai.opponent.bot import Bot
 
 BOT, PERSON = 0, 1
 """gnubg's player numbers: O (top, .mat left column) and X (bottom, right column)."""
@@ -54,9 +55,6 @@ BOT, PERSON = 0, 1
 ROLL, MOVE, ANSWER, NEXT, OVER = "roll", "move", "answer", "next", "over"
 """What :attr:`MatchSession.awaiting` can say the person must do: roll or double, move,
 take or pass the bot's double, start the next game, nothing (the match is over)."""
-
-MAX_CUBE = 4096
-"""gnubg's largest cube: no double or beaver beyond it."""
 
 RESULT_NAMES = {1: "single game", 2: "gammon", 3: "backgammon"}
 RESIGN_LEVELS = {"single": 1, "gammon": 2, "backgammon": 3, "1": 1, "2": 2, "3": 3}
@@ -130,7 +128,7 @@ class MatchSession:
         self.bot = bot
         self.names = (bot.name, name)
         self.match_length = int(match_length)
-        self.cube_in_play = bool(cube)
+        self.cube_in_play = bool(cube) and bot.cube is not None  # a bot without cube sense plays without it
         self.variant = variant
         self.checkers = checkers_per_side(variant)
         self.jacoby = bool(jacoby) and self.match_length == 0
@@ -322,7 +320,7 @@ class MatchSession:
         """The bot's advice for the person's decision now: the ``n`` best moves, or the cube."""
         evaluator = self.bot.evaluator
         if evaluator is None:
-            raise ValueError(f"{self.bot.name} gives no hints (it has no evaluator)")
+            raise ValueError(f"{self.bot.name} gives no hints (it evaluates no positions)")
         from bgai.cube.analysis import analyse_position
         from bgai.search.ply import rank_moves
 
@@ -338,7 +336,7 @@ class MatchSession:
         state = cube_state(self.match_state, beavers=self.beavers)
         analysis = analyse_position(evaluator, self._board, state, 0)
         answer = analysis.take[0] if awaiting == ANSWER else None
-        shown = analysis.probs[0] if awaiting == ROLL else _invert(analysis.probs[0])
+        shown = analysis.probs[0] if awaiting == ROLL else invert(analysis.probs[0])
         cube = analysis.decision[0]
         return Hint([], cube=cube, answer=answer, probs=tuple(float(p) for p in shown))
 
@@ -434,149 +432,3 @@ class MatchSession:
             self._match_winner = winner
             events.append(self._event("match", winner))
         return events
-
-
-# --- the bot's decisions -------------------------------------------------------------------
-
-
-class Bot:
-    """The opponent as a session needs it: moves, cube actions, resignations and hints.
-
-    ``mover`` is an exported :class:`bgai.Opponent`, which makes its own cube and resignation
-    decisions, or any player of :func:`bgai.load_player`. For a player the decisions come from
-    an evaluator (the player's own: a network or gnubg's; pubeval's rough one otherwise):
-    gnubg's 0-ply cube analysis (:func:`bgai.cube.analysis.cube_action`), and for a
-    resignation, accepting when the points offered are worth at least playing on (cubeless
-    equity in money play, match winning chances in a match). Every decision is asked with the
-    GNUbgID (``PositionID:MatchID``) of the moment.
-    """
-
-    def __init__(self, mover, *, evaluator=None, plies: int = 0, move_filter=None, name: str | None = None):
-        from bgai.search.ply import DEFAULT_FILTER
-
-        self.mover = mover
-        self.name = name or str(getattr(mover, "name", None) or "bgai")
-        self.evaluator = evaluator
-        """For hints and the fallback decisions; None = this bot gives no hints."""
-        self.plies = int(plies)
-        self.move_filter = DEFAULT_FILTER if move_filter is None else move_filter
-
-    @classmethod
-    def from_player(cls, player) -> Bot:
-        """A bgai player (random, pubeval, a network, gnubg) with the fallback decisions."""
-        from bgai.bots import evaluator_of
-        from bgai.search.evaluator import PubevalEvaluator
-
-        try:
-            evaluator, plies, move_filter = evaluator_of(player)
-        except ValueError:  # random, pubeval: pubeval's judgement for the decisions
-            return cls(player, evaluator=PubevalEvaluator())
-        return cls(player, evaluator=evaluator, plies=plies, move_filter=move_filter)
-
-    @classmethod
-    def from_opponent(cls, opponent) -> Bot:
-        """An exported opponent (:meth:`bgai.Opponent.load`); hints from its network."""
-        return cls(opponent, evaluator=opponent.evaluator, plies=opponent.plies,
-                   move_filter=opponent.move_filter, name=opponent.name)
-
-    def choose_move(self, gnubg_id: str, dice: tuple[int, int]) -> str:
-        return self.mover.choose_move(gnubg_id, dice)
-
-    def cube_action(self, gnubg_id: str) -> str:
-        """``double`` / ``no double`` for the bot on roll; ``take`` / ``pass`` / ``beaver`` when doubled."""
-        own = getattr(self.mover, "cube_action", None)
-        if own is not None:
-            return own(gnubg_id)
-        from bgai.cube.analysis import cube_action
-        from bgai.formats import decode_gnubg_id
-
-        board, match_state = decode_gnubg_id(gnubg_id)
-        return cube_action(self._decider(), board, match_state, 0, beavers=True)
-
-    def resign_decision(self, gnubg_id: str, level: int) -> bool:
-        """Accept a resignation of ``level`` (1 single, 2 gammon, 3 backgammon, times the cube)?
-
-        The GNUbgID has the resignation on offer and its ``turn`` is the bot, who decides.
-        """
-        own = getattr(self.mover, "resign_decision", None)
-        if own is not None:
-            return bool(own(gnubg_id, level))
-        from bgai.cube import kazaross_xg2
-        from bgai.cube.analysis import cube_state
-        from bgai.cube.match import cubeless_mwc
-        from bgai.cube.money import cubeless_equity
-        from bgai.formats import decode_gnubg_id
-
-        board, ms = decode_gnubg_id(gnubg_id)
-        probs = self._decider().evaluate(torch.as_tensor(board)[None]).cpu().numpy().astype(np.float64)
-        state = cube_state(ms, beavers=False)
-        if ms.turn != ms.on_roll:  # the bot decides, the player on roll resigns
-            probs, state = _invert(probs[0])[None], state.swapped()
-        blanked = ms.jacoby and ms.cube_owner is None
-        points = ms.cube_value * (1 if blanked else level)
-        if state.is_money:
-            return points >= ms.cube_value * float(cubeless_equity(probs, gammons=not blanked)[0]) - 1e-9
-        met = kazaross_xg2()
-        return met.outcome_mwc(state, points) >= float(cubeless_mwc(probs, state, met)[0]) - 1e-9
-
-    def _decider(self):
-        from bgai.search.evaluator import PubevalEvaluator
-
-        return self.evaluator if self.evaluator is not None else PubevalEvaluator()
-
-
-def exported_opponents(root: Path | None = None) -> list[tuple[Path, dict]]:
-    """(folder, its ``bgai.json``) of every exported opponent in ``root`` (default
-    ``checkpoints/opponents``), sorted by folder; unreadable files are skipped."""
-    from bgai.model.checkpoint import SHIPPED
-
-    root = SHIPPED / "opponents" if root is None else Path(root)
-    found = []
-    for meta in sorted(root.glob("*/bgai.json")):
-        try:
-            found.append((meta.parent, json.loads(meta.read_text(encoding="utf-8"))))
-        except (OSError, ValueError):
-            continue
-    return found
-
-
-def load_bot(spec: str | None = None, *, level: str | None = None, root: Path | None = None) -> Bot:
-    """The bot of ``bgai play``: an exported opponent by ``level``, or an opponent ``spec``.
-
-    ``level`` (:mod:`bgai.opponent.levels`): the exported opponent in ``root`` (default
-    ``checkpoints/opponents``) whose ``bgai.json`` names that level; without one, the shipped
-    ``best`` network played at the level. ``spec``: an exported opponent's folder, or any
-    :func:`bgai.load_player` spec (default ``best``).
-    """
-    from bgai.bots import load_player
-    from bgai.opponent import Opponent, default_name, get_level
-
-    if level is not None:
-        wanted = get_level(level)
-        for folder, meta in exported_opponents(root):
-            if meta.get("level") == wanted.name:
-                return Bot.from_opponent(Opponent.load(folder))
-        from bgai.bots.players import SearchPlayer
-        from bgai.model.checkpoint import load_net, shipped_checkpoint
-        from bgai.search.evaluator import NetEvaluator
-        from bgai.search.ply import FILTERS
-
-        try:
-            best = shipped_checkpoint("best")
-        except ValueError:
-            where = root or "checkpoints/opponents"
-            raise ValueError(f"no exported opponent at level {wanted.name!r} in {where} (bgai export makes "
-                             "one), and no shipped network 'best' to play the level with") from None
-        evaluator = NetEvaluator(load_net(best), "best")
-        player = SearchPlayer(evaluator, wanted.plies, FILTERS[wanted.move_filter], noise=wanted.noise,
-                              name=default_name(wanted.name))
-        return Bot.from_player(player)
-    spec = spec or "best"
-    if (Path(spec) / "bgai.json").is_file():
-        return Bot.from_opponent(Opponent.load(spec))
-    return Bot.from_player(load_player(spec))
-
-
-def _invert(probs: np.ndarray) -> np.ndarray:
-    """The same outcomes for the other player (win <-> lose, gammons swapped)."""
-    return np.array([1.0 - probs[0], probs[3], probs[4], probs[1], probs[2]])

@@ -1,4 +1,12 @@
-"""Players by name: the strings people type after ``bgai bench`` or ``--player``.
+"""Players and bots by name: the one place that knows every kind of player.
+
+It sits above bots, bench and opponents (it builds all of them) and below play and the CLI.
+
+* :func:`load_player`: the batched player a spec names (``bgai bench``, ``--player``,
+  ``bgai grade``);
+* :func:`load_bot`: the :class:`~bgai.opponent.Bot` people play against (``bgai play``): a
+  spec, or an exported opponent by level;
+* :func:`load_judge`: the judge of ``bgai grade --judge``.
 
 A spec is ``NAME[@<n>ply]``:
 
@@ -7,6 +15,7 @@ A spec is ``NAME[@<n>ply]``:
 ``pubeval``                  Tesauro's pubeval (takes no ply)
 ``best``                     the network shipped in ``checkpoints/best.pt``, 0-ply
 ``PATH``                     a bgai checkpoint file (e.g. ``runs/x/latest.pt``), 0-ply
+``DIR``                      an exported opponent's folder (``bgai export``), at its level
 ``best:nodb`` / ``PATH:nodb``  the network alone, without the exact bear-off databases
 ``best:noprune``             ``best`` without its pruning net (below)
 ``gnubg``                    gnubg's own move choice (``gnubg_nn.best_move``), 0-ply
@@ -40,12 +49,21 @@ replaces its ply and keeps its noise and filter.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
-from bgai.bots.players import GnubgPlayer, PlayerBase, PubevalPlayer, RandomPlayer, SearchPlayer
+from bgai.bots.players import (
+    GnubgPlayer,
+    PlayerBase,
+    PubevalPlayer,
+    RandomPlayer,
+    SearchPlayer,
+    network_evaluator,
+)
+from bgai.opponent import Bot, Opponent, default_name, get_level, opponent_player
+from bgai.opponent.grade import GnubgJudge, Judge, SearchJudge, gnubg_available
 from bgai.search.evaluator import Evaluator, GnubgEvaluator
-from bgai.search.ply import DEFAULT_FILTER, MoveFilter
 
 MAX_PLIES = 4
 _SPEC = re.compile(r"^(?P<base>.+?)(?:@(?P<plies>\d+)ply)?$")
@@ -93,16 +111,14 @@ def load_player(spec: str) -> PlayerBase:
         return PubevalPlayer()
     if base == "gnubg" or base.startswith("gnubg:"):
         return _gnubg_player(spec, base, plies, name)
-    if (Path(base) / "bgai.json").is_file():  # an exported opponent's folder (bgai export)
-        from bgai.opponent import opponent_player
-
-        return opponent_player(base, plies, name)
+    if Path(base).is_dir():  # an exported opponent's folder (bgai export); Opponent.load says what is wrong
+        return opponent_player(base, plies)
     base, options = _net_options(base)
     if base == "best" or _looks_like_path(base):
         if "noprune" in options and base != "best":
             raise ValueError(f"bad player spec {spec!r}: ':noprune' applies to best only")
         prune = base == "best" and "noprune" not in options
-        evaluator = _net_evaluator(base, with_db="nodb" not in options, prune=prune)
+        evaluator = network_evaluator(base, bearoff="nodb" not in options, prune=prune)
         return SearchPlayer(evaluator, plies or 0, name=name or f"{spec.split('@')[0]}@{plies or 0}ply")
     raise ValueError(f"unknown player {spec!r}: expected {SPEC_HELP}")
 
@@ -119,48 +135,6 @@ def _net_options(base: str) -> tuple[str, set[str]]:
             return base, options
         options.add(tail)
         base = head
-
-
-def _net_evaluator(base: str, with_db: bool, prune: bool) -> Evaluator:
-    """The evaluator of ``best`` or a checkpoint file: the net, behind the exact bear-off
-    databases when ``with_db``; with ``best``'s pruning net attached when ``prune`` and it exists."""
-    from bgai.model.checkpoint import SHIPPED, checkpoint_path, load_net
-    from bgai.search.evaluator import NetEvaluator, PrunedEvaluator
-
-    evaluator: Evaluator = NetEvaluator(load_net(checkpoint_path(base)), name=base)
-    pruner: Evaluator | None = None
-    pruner_path = SHIPPED / f"{base}_pruner.pt"
-    if prune and pruner_path.is_file():
-        pruner = NetEvaluator(load_net(pruner_path), name=f"{base}_pruner")
-    if with_db:  # exact bear-off databases wherever both sides are bearing off
-        from bgai.bearoff import BearoffEvaluator
-
-        db = BearoffEvaluator(evaluator)
-        db.name = base
-        evaluator = db
-        if pruner is not None:
-            pruner = BearoffEvaluator(pruner, db.one_sided, db.two_sided)
-            pruner.name = f"{base}_pruner"
-    if pruner is not None:
-        evaluator = PrunedEvaluator(evaluator, pruner, name=base)
-    return evaluator
-
-
-def evaluator_of(player: PlayerBase, task: str = "this") -> tuple[Evaluator, int, MoveFilter]:
-    """(evaluator, plies, move filter) behind ``player``, for tools that rank moves or analyse
-    the cube with its judgement (``bgai hint``, ``bgai cube``).
-
-    A search player gives its own; a gnubg player gives gnubg's 0-ply net under bgai's search
-    at its plies. Players that evaluate no positions (random, pubeval) raise ``ValueError``
-    saying that ``task`` needs one.
-    """
-    if isinstance(player, SearchPlayer):
-        return player.evaluator, player.plies, player.move_filter
-    if isinstance(player, GnubgPlayer):
-        return GnubgEvaluator(0), player.plies, DEFAULT_FILTER
-    raise ValueError(
-        f"{task} needs a player that evaluates positions (best, a checkpoint, gnubg), not {player.name}"
-    )
 
 
 def _no_plies(spec: str, plies: int | None, what: str) -> None:
@@ -182,3 +156,93 @@ def _gnubg_player(spec: str, base: str, plies: int | None, name: str) -> PlayerB
     if noise > 0:
         return SearchPlayer(GnubgEvaluator(0), plies, noise=noise, name=name)
     return GnubgPlayer(plies, move_filter, name=name)
+
+
+# --- bots for people --------------------------------------------------------------------------
+
+
+def exported_opponents(root: Path | None = None) -> list[tuple[Path, dict]]:
+    """(folder, its ``bgai.json``) of every exported opponent in ``root`` (default
+    ``checkpoints/opponents``), sorted by folder; unreadable files are skipped."""
+    from bgai.model.checkpoint import SHIPPED
+
+    root = SHIPPED / "opponents" if root is None else Path(root)
+    found = []
+    for meta in sorted(root.glob("*/bgai.json")):
+        try:
+            found.append((meta.parent, json.loads(meta.read_text(encoding="utf-8"))))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def load_bot(spec: str | None = None, *, level: str | None = None, root: Path | None = None) -> Bot:
+    """The bot of ``bgai play``: an exported opponent by ``level``, or a ``spec``.
+
+    ``level`` (:mod:`bgai.opponent.levels`): the exported opponent in ``root`` (default
+    ``checkpoints/opponents``) whose ``bgai.json`` names that level; without one, the shipped
+    ``best`` network played at the level. ``spec``: an exported opponent's folder, or any
+    :func:`load_player` spec (default ``best``).
+    """
+    if level is not None:
+        wanted = get_level(level)
+        for folder, meta in exported_opponents(root):
+            if meta.get("level") == wanted.name:
+                return Opponent.load(folder)
+        from bgai.model.checkpoint import load_net, shipped_checkpoint
+        from bgai.search.evaluator import NetEvaluator
+        from bgai.search.ply import FILTERS
+
+        try:
+            best = shipped_checkpoint("best")
+        except ValueError:
+            where = root or "checkpoints/opponents"
+            raise ValueError(
+                f"no exported opponent at level {wanted.name!r} in {where} (bgai export makes "
+                "one), and no shipped network 'best' to play the level with"
+            ) from None
+        evaluator = NetEvaluator(load_net(best), "best")
+        name = default_name(wanted.name)
+        move_filter = FILTERS[wanted.move_filter]
+        player = SearchPlayer(evaluator, wanted.plies, move_filter, noise=wanted.noise, name=name)
+        return Bot.of_player(player)
+    spec = spec or "best"
+    if Path(spec).is_dir():
+        return Opponent.load(spec)
+    return Bot.of_player(load_player(spec))
+
+
+# --- judges -----------------------------------------------------------------------------------
+
+
+def load_judge(spec: str | None = None, fallback: Evaluator | None = None) -> Judge:
+    """The judge ``spec`` names: ``gnubg[@<n>ply]`` (2-ply by default), or any player spec that
+    searches (``best@2ply``, a checkpoint or exported opponent with ``@<n>ply``).
+
+    ``None`` picks the strongest available: gnubg at 2-ply, else the shipped ``best`` at 2-ply,
+    else ``fallback`` (the graded player's own evaluator) at 2-ply. The judge's ``name`` says
+    which it is.
+    """
+    if spec is None:
+        if gnubg_available():
+            return GnubgJudge(2)
+        try:
+            return _search_judge(load_player("best@2ply"))
+        except ValueError:
+            if fallback is None:
+                msg = "no judge: install gnubg-nn, ship checkpoints/best.pt or give --judge"
+                raise ValueError(msg) from None
+            return SearchJudge(fallback, 2, name=f"{getattr(fallback, 'name', 'own net')}@2ply (its own net)")
+    text = spec.strip()
+    if text == "gnubg" or text.startswith("gnubg@"):
+        plies = text.partition("@")[2].removesuffix("ply") or "2"
+        if not plies.isdigit():
+            raise ValueError(f"bad judge {spec!r}: expected gnubg or gnubg@<n>ply")
+        return GnubgJudge(int(plies))
+    return _search_judge(load_player(text))
+
+
+def _search_judge(player: PlayerBase) -> SearchJudge:
+    if isinstance(player, SearchPlayer):
+        return SearchJudge(player.evaluator, player.plies, player.move_filter, name=player.name)
+    raise ValueError(f"a judge must evaluate positions (gnubg, best@2ply, a checkpoint), not {player.name}")

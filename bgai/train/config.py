@@ -7,10 +7,13 @@ Unknown keys and wrongly typed values are errors that name the key.
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from bgai.formats.quote import quote
 
 
 @dataclass
@@ -68,6 +71,11 @@ class TrainConfig:
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
 
+MAX_PARALLEL_GAMES = 1 << 16
+"""Each running game keeps a history of up to 1000 turns (about 70 kB): 65536 games take 4.6 GB."""
+MAX_HIDDEN = 1 << 16
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
 
 def field_help() -> dict[str, str]:
     """The comment under each field, for --help-config."""
@@ -86,28 +94,32 @@ def field_help() -> dict[str, str]:
 def _coerce(key: str, value: Any) -> Any:
     """Check and convert ``value`` to the type of field ``key``; one-line errors."""
     if key not in FIELDS:
-        raise ValueError(f"unknown config key {key!r} (known: {', '.join(FIELDS)})")
+        raise ValueError(f"unknown config key {quote(key)} (known: {', '.join(FIELDS)})")
     default = FIELDS[key].default if FIELDS[key].default is not dataclasses.MISSING else [0]
     if isinstance(default, bool):
         if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
             return value.lower() in ("true", "1")
         if not isinstance(value, bool):
-            raise ValueError(f"config key {key!r} must be true or false, got {value!r}")
+            raise ValueError(f"config key {key!r} must be true or false, got {quote(value)}")
         return value
     if isinstance(default, list):
         if isinstance(value, str):
             value = [v for v in value.replace("[", "").replace("]", "").split(",") if v.strip()]
         try:
+            if any(isinstance(v, bool | float) for v in value):  # true is not a layer size
+                raise ValueError
             return [int(v) for v in value]
         except (TypeError, ValueError):
-            raise ValueError(f"config key {key!r} must be a list of integers, got {value!r}") from None
+            raise ValueError(f"config key {key!r} must be a list of integers, got {quote(value)}") from None
     kind = type(default)
     try:
+        if kind is not str and isinstance(value, bool):  # int(True) == 1: games = true is a mistake
+            raise ValueError
         if kind is int and isinstance(value, float) and not value.is_integer():
             raise ValueError
         return kind(value)
     except (TypeError, ValueError):
-        raise ValueError(f"config key {key!r} must be {kind.__name__}, got {value!r}") from None
+        raise ValueError(f"config key {key!r} must be {kind.__name__}, got {quote(value)}") from None
 
 
 def validate(cfg: TrainConfig) -> TrainConfig:
@@ -116,19 +128,29 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     from bgai.model.encoding import ENCODINGS
 
     checks = [
+        (_NAME.fullmatch(cfg.name) is not None, "name must be a folder name: up to 100 letters, digits, '.', "
+         f"'_' and '-', starting with a letter or digit, got {quote(cfg.name)}"),
         (cfg.games > 0, "games must be positive"),
-        (cfg.parallel_games > 0, "parallel_games must be positive"),
+        (0 < cfg.parallel_games <= MAX_PARALLEL_GAMES, f"parallel_games must lie in 1..{MAX_PARALLEL_GAMES} "
+         f"(each running game keeps its history), got {cfg.parallel_games}"),
         (0.0 <= cfg.lam <= 1.0, "lam must lie in [0, 1]"),
         (0.0 <= cfg.exploration <= 1.0, "exploration must lie in [0, 1]"),
         (cfg.lr > 0 and cfg.lr_final > 0, "lr and lr_final must be positive"),
-        (cfg.optimizer in ("adam", "sgd"), f"optimizer must be adam or sgd, got {cfg.optimizer!r}"),
-        (cfg.encoding in ENCODINGS, f"encoding must be one of {', '.join(ENCODINGS)}, got {cfg.encoding!r}"),
-        (cfg.variant in VARIANTS, f"variant must be one of {', '.join(VARIANTS)}, got {cfg.variant!r}"),
-        (cfg.device in ("cpu", "cuda") or cfg.device.startswith("cuda:"), f"unknown device {cfg.device!r}"),
-        (all(h > 0 for h in cfg.hidden), "hidden sizes must be positive"),
+        (cfg.optimizer in ("adam", "sgd"), f"optimizer must be adam or sgd, got {quote(cfg.optimizer)}"),
+        (cfg.encoding in ENCODINGS,
+         f"encoding must be one of {', '.join(ENCODINGS)}, got {quote(cfg.encoding)}"),
+        (cfg.variant in VARIANTS, f"variant must be one of {', '.join(VARIANTS)}, got {quote(cfg.variant)}"),
+        (cfg.device in ("cpu", "cuda") or cfg.device.startswith("cuda:"),
+         f"unknown device {quote(cfg.device)}"),
+        (all(0 < h <= MAX_HIDDEN for h in cfg.hidden), f"hidden sizes must lie in 1..{MAX_HIDDEN}"),
         (cfg.batch_positions > 0, "batch_positions must be positive"),
         (cfg.average_every >= 0, "average_every must be 0 or more"),
-        (cfg.eval_games % 2 == 0, "eval_games must be even (duplicate dice play games in pairs)"),
+        (cfg.eval_every >= 0, "eval_every must be 0 (never) or a number of games"),
+        (cfg.eval_games > 0 and cfg.eval_games % 2 == 0,
+         "eval_games must be positive and even (duplicate dice play games in pairs)"),
+        (cfg.checkpoint_every > 0, f"checkpoint_every must be a positive number of games, got {cfg.checkpoint_every}"),
+        (cfg.threads >= 0, f"threads must be 0 (torch's default) or a number of threads, got {cfg.threads}"),
+        (bool(cfg.runs_dir), "runs_dir must name a folder"),
     ]
     for ok, message in checks:
         if not ok:
@@ -173,7 +195,7 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
     out = {}
     for pair in pairs:
         if "=" not in pair:
-            raise ValueError(f"override {pair!r} must look like key=value")
+            raise ValueError(f"override {quote(pair)} must look like key=value")
         key, value = pair.split("=", 1)
         out[key.strip().replace("-", "_")] = value.strip()
     return out

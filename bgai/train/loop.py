@@ -15,14 +15,25 @@ minibatches of ``batch_positions``, and per minibatch the gradients are all-redu
 process applies the same update to the same weights with equal work (nobody waits on a bigger
 share). Leftover rows wait for the next update. A checkpoint (``latest.pt`` plus ``ckpt_<games>.pt``,
 written atomically) holds the weights, optimiser, counters, every RNG state and the running
-games, so ``--resume`` continues exactly; Ctrl-C saves before exiting.
+games, so ``--resume`` continues exactly.
+
+Stopping: Ctrl-C (SIGINT) or SIGTERM (what a job scheduler or torchrun sends) finishes the turn,
+saves, says how to resume and raises :class:`Stopped`; all processes stop at the same turn. A
+run folder is ``<runs_dir>/<name>__<seed>__<unixtime>`` (``_2``, ``_3``... when that exists);
+while a run writes to it, the folder holds a ``lock`` file with the writer's pid, and a second
+``--resume`` of the same folder is refused. A run whose ``latest.pt`` was lost resumes from its
+newest ``ckpt_<games>.pt`` (its weights and counters; the optimiser and the games start afresh).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import signal
+import socket
+import threading
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +66,43 @@ class Progress:
     curve: list[list[float]] = field(default_factory=list)  # [games, wall_s, ppg, ci95]
 
 
+class Stopped(Exception):  # noqa: N818 - the run stopped, it is not an error
+    """A run stopped by SIGINT (Ctrl-C) or SIGTERM after saving; ``signum`` says which."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+class _StopRequest:
+    """Turns SIGINT and SIGTERM into a request that the loop answers at the end of a turn (every
+    process at the same turn, so that the saved states fit together). While ``interruptible``
+    (a single process evaluating), the first signal stops at once. Later signals are ignored:
+    a second Ctrl-C does not break the save (Ctrl-\\ or SIGKILL still end the process)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.interruptible = False
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopRequest:
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+    def _handle(self, signum: int, frame) -> None:
+        if self.signum is not None:
+            return
+        self.signum = signum
+        if self.interruptible:
+            raise Stopped(signum)
+
+
 def make_net(cfg: TrainConfig) -> ValueNet | SplitNet:
     spec = {"kind": "value_net", "encoding": cfg.encoding, "hidden": cfg.hidden, "activation": cfg.activation}
     if cfg.split_race:
@@ -64,9 +112,21 @@ def make_net(cfg: TrainConfig) -> ValueNet | SplitNet:
 
 def train(config_path: str | None, overrides: dict[str, Any], resume: str | None = None,
           log=print) -> Path:
-    """Run (or resume) a training run; returns the run folder."""
+    """Run (or resume) a training run; returns the run folder. Raises :class:`Stopped` (after
+    saving) when SIGINT or SIGTERM stopped it."""
     rank, world = _init_distributed()
     run_dir, cfg = _setup_run(config_path, overrides, resume, rank)
+    with _StopRequest() as stop:
+        lock = _lock(run_dir) if rank == 0 else None
+        try:
+            return _train(run_dir, cfg, resume, rank, world, stop, log)
+        finally:
+            if lock is not None:
+                _unlock(lock)
+
+
+def _train(run_dir: Path, cfg: TrainConfig, resume: str | None, rank: int, world: int, stop: _StopRequest,
+           log) -> Path:
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     device = torch.device(cfg.device)
@@ -84,17 +144,15 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
     progress = Progress()
     buffer: list[tuple[torch.Tensor, torch.Tensor]] = []
 
-    latest = run_dir / _state_file(rank)
     if resume is not None:
-        ckpt = load_checkpoint(run_dir / "latest.pt")
-        if rank:  # this process's own games, dice and buffer
-            own = load_checkpoint(latest)
-            ckpt = {**ckpt, **{k: own[k] for k in ("rng", "selfplay", "buffer", "optimizer") if k in own}}
-        _restore(ckpt, net, optimizer, generator, selfplay, progress, buffer, cfg, device)
         if rank == 0:
-            log(f"resumed {run_dir} at {progress.games} games")
+            _remove_temporary_files(run_dir)
+        _resume(run_dir, rank, cfg, net, optimizer, generator, selfplay, progress, buffer, device, log)
+        if rank == 0:
+            changed = _save_config(run_dir, cfg)
+            log(f"resumed {run_dir} at {progress.games} games" + (f" with {changed}" if changed else ""))
 
-    writer = _writer(run_dir) if rank == 0 else None
+    writer = _writer(run_dir, progress.games if resume is not None else None) if rank == 0 else None
     if rank == 0:
         log(f"run folder: {run_dir}")
         log(f"watch it with: tensorboard --logdir {run_dir.parent}")
@@ -106,18 +164,20 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
         progress.wall_seconds = time.perf_counter() - started
         _save(run_dir, rank, cfg, net, optimizer, generator, selfplay, progress, buffer)
 
-    turn, pending = 0, torch.zeros(3)  # with average_every: games, turns, gammons since the last average
+    turn, pending = 0, torch.zeros(4)  # with average_every: games, turns, gammons, stop, since the average
     try:
         while progress.games < cfg.games:
+            if world == 1 and stop.signum is not None:
+                raise Stopped(stop.signum)
             finished = selfplay.play_turn(net)
             if finished.games:
                 buffer.append((finished.boards, finished.returns))
             if cfg.average_every:  # own steps; weights averaged every average_every turns
                 ready = sum(len(b) for b, _ in buffer)
-                pending += torch.tensor([finished.games, finished.turns, finished.gammons])
+                pending += torch.tensor([finished.games, finished.turns, finished.gammons, 0])
                 sharing = 1
             else:
-                ready, games, turns, gammons = _agree(buffer, finished, world, device)
+                ready, games, turns, gammons, stopping = _agree(buffer, finished, world, device, stop)
                 sharing = world
             steps = ready // cfg.batch_positions
             if steps:
@@ -130,7 +190,8 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
                 turn += 1
                 if turn % cfg.average_every:
                     continue
-                games, turns, gammons = _average(net, pending, world)
+                pending[3] = stop.signum is not None
+                games, turns, gammons, stopping = _average(net, pending, world)
                 pending.zero_()
             progress.games += games
             progress.turns += turns
@@ -141,19 +202,28 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
 
             if writer is not None and progress.games - window[1] >= max(100, cfg.parallel_games // 2):
                 window = _log_scalars(writer, bar, progress, window, optimizer)
+            if stopping:  # some process was asked to stop: all stop here, at the same turn
+                raise Stopped(stop.signum or signal.SIGTERM)
             if cfg.eval_every and progress.games - progress.last_eval_games >= cfg.eval_every:
+                stop.interruptible = world == 1
                 _evaluate(cfg, net, progress, writer, bar, rank, world, started)
+                stop.interruptible = False
             if progress.games - progress.last_checkpoint_games >= cfg.checkpoint_every:
                 progress.last_checkpoint_games = progress.games
                 save()
         if cfg.eval_every and progress.last_eval_games != progress.games:
+            stop.interruptible = world == 1
             _evaluate(cfg, net, progress, writer, bar, rank, world, started)
+            stop.interruptible = False
         save()
-    except KeyboardInterrupt:
+    except Stopped:
         save()
+        if bar is not None:
+            bar.close()
         if rank == 0:
-            log(f"\ninterrupted: saved {run_dir / 'latest.pt'} at {progress.games} games; "
+            log(f"\nstopped at {progress.games} of {cfg.games} games: saved {run_dir / 'latest.pt'}; "
                 f"continue with: bgai train --resume {run_dir}")
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -162,7 +232,20 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
     if rank == 0:
         log(f"done: {progress.games} games in {progress.wall_seconds:.0f} s; "
             f"checkpoint {run_dir / 'latest.pt'}")
+        log(next_steps(run_dir / "latest.pt"))
     return run_dir
+
+
+def next_steps(checkpoint: Path) -> str:
+    """What to do with a trained checkpoint: the commands that bench, play and export it."""
+    folder = checkpoint.parent
+    return "\n".join([
+        "next:",
+        f"  bgai bench {checkpoint} pubeval --games 2000    # its strength: points per game against pubeval",
+        f"  bgai bench {checkpoint} best --games 2000       # against the network bgai ships",
+        f"  bgai play --opponent {checkpoint}               # play it in the terminal",
+        f"  bgai export {checkpoint} --level expert -o exports/{folder.name}   # a shareable opponent",
+    ])
 
 
 # --- one update -------------------------------------------------------------------------------------
@@ -205,32 +288,36 @@ def td_update(cfg, net, optimizer, boards, targets, progress, world) -> float:
     return float(total) / max(len(boards) * world, 1) / 5
 
 
-def _agree(buffer, finished, world, device) -> tuple[int, int, int, int]:
-    """(positions ready on every process, games, turns, gammons finished by all) this turn.
+def _agree(buffer, finished, world, device, stop) -> tuple[int, int, int, int, bool]:
+    """(positions ready on every process, games, turns, gammons finished by all, whether any
+    process was asked to stop) this turn.
 
     Updates use as many positions as the process with the fewest has ready, so that every
     step weighs the same work on every process (no process waits on a bigger share).
     """
-    local = torch.tensor([sum(len(b) for b, _ in buffer), finished.games, finished.turns, finished.gammons],
+    local = torch.tensor([sum(len(b) for b, _ in buffer), finished.games, finished.turns, finished.gammons,
+                          stop.signum is not None],
                          dtype=torch.float64, device=device)  # nccl reduces device tensors only
     if world == 1:
-        return tuple(int(v) for v in local)
+        return (*(int(v) for v in local[:4]), bool(local[4]))
     every = [torch.zeros_like(local) for _ in range(world)]
     dist.all_gather(every, local)
     every = torch.stack(every)
     sums = every[:, 1:].sum(0)
-    return int(every[:, 0].min()), int(sums[0]), int(sums[1]), int(sums[2])
+    return int(every[:, 0].min()), int(sums[0]), int(sums[1]), int(sums[2]), bool(sums[3])
 
 
-def _average(net, pending, world) -> tuple[int, int, int]:
-    """Average the weights of all processes; returns the summed (games, turns, gammons) ``pending``."""
+def _average(net, pending, world) -> tuple[int, int, int, bool]:
+    """Average the weights of all processes; returns the summed (games, turns, gammons) of
+    ``pending`` and whether any process was asked to stop (its last entry)."""
     params = [p.detach() for p in net.parameters()]
     flat = torch.cat([p.reshape(-1) for p in params] + [pending.to(params[0])])
     if world > 1:
         dist.all_reduce(flat)
-        for p, mean in zip(params, flat[:-3].split([p.numel() for p in params]), strict=True):
+        for p, mean in zip(params, flat[:-4].split([p.numel() for p in params]), strict=True):
             p.copy_(mean.view_as(p) / world)
-    return tuple(int(v) for v in flat[-3:].round())
+    games, turns, gammons, stopping = (int(v) for v in flat[-4:].round())
+    return games, turns, gammons, stopping > 0
 
 
 def _take(buffer, count, generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -255,7 +342,6 @@ def _make_optimizer(cfg: TrainConfig, net: torch.nn.Module) -> torch.optim.Optim
 
 def _evaluate(cfg, net, progress, writer, bar, rank, world, started) -> None:
     """ppg against pubeval at 0-ply, duplicate dice, on rank 0 (the others wait)."""
-    progress.last_eval_games = progress.games
     if rank == 0:
         from bgai.bench.duel import duel
         from bgai.bots.players import PubevalPlayer, SearchPlayer
@@ -276,6 +362,7 @@ def _evaluate(cfg, net, progress, writer, bar, rank, world, started) -> None:
             print(f"games {progress.games}: vs pubeval {result.ppg:+.3f} ± {result.ci95:.3f} ppg", flush=True)
     if world > 1:
         dist.barrier()
+    progress.last_eval_games = progress.games  # not before: a run stopped while evaluating evaluates again
 
 
 def _log_scalars(writer, bar, progress, window, optimizer) -> list:
@@ -298,10 +385,12 @@ def _log_scalars(writer, bar, progress, window, optimizer) -> list:
     return [now, progress.games, 0, 0, 0.0, 0]
 
 
-def _writer(run_dir: Path):
+def _writer(run_dir: Path, purge_step: int | None):
+    """TensorBoard's writer; on a resume, ``purge_step`` (the games of the checkpoint) hides the points
+    an earlier process logged after that checkpoint, so that no point is shown twice."""
     from torch.utils.tensorboard import SummaryWriter
 
-    return SummaryWriter(str(run_dir))
+    return SummaryWriter(str(run_dir), purge_step=purge_step)
 
 
 def _progress_bar(cfg: TrainConfig, progress: Progress, rank: int):
@@ -323,6 +412,8 @@ def _init_distributed() -> tuple[int, int]:
 
 
 def _setup_run(config_path, overrides, resume, rank) -> tuple[Path, TrainConfig]:
+    """The run folder and its config: a new folder, or the resumed one (whose config.toml the
+    ``overrides`` change; it is rewritten once the checkpoint has loaded)."""
     if resume is not None:
         run_dir = Path(resume)
         if not (run_dir / "config.toml").is_file():
@@ -330,16 +421,132 @@ def _setup_run(config_path, overrides, resume, rank) -> tuple[Path, TrainConfig]
         cfg = load_config(run_dir / "config.toml", overrides)
         return run_dir, cfg
     cfg = load_config(config_path, overrides)
-    stamp = torch.tensor([int(time.time())], dtype=torch.long)
-    if dist.is_initialized():
-        dist.broadcast(stamp, 0)
-    run_dir = Path(cfg.runs_dir) / f"{cfg.name}__{cfg.seed}__{int(stamp)}"
+    base = Path(cfg.runs_dir) / f"{cfg.name}__{cfg.seed}__{int(time.time())}"
+    taken = 0
+    if rank == 0:  # mkdir is atomic: two runs started in the same second get two folders
+        while True:
+            try:
+                _numbered(base, taken).mkdir(parents=True)
+                break
+            except FileExistsError:
+                taken += 1
+    if dist.is_initialized():  # every process uses rank 0's folder
+        device = torch.device("cuda", torch.cuda.current_device()) if dist.get_backend() == "nccl" else None
+        name = torch.tensor([int(base.name.rpartition("__")[2]), taken], dtype=torch.long, device=device)
+        dist.broadcast(name, 0)
+        base = base.with_name(f"{cfg.name}__{cfg.seed}__{int(name[0])}")
+        taken = int(name[1])
+    run_dir = _numbered(base, taken)
     if rank == 0:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.toml").write_text(to_toml(cfg))
+        _write_text_atomic(run_dir / "config.toml", to_toml(cfg))
     if dist.is_initialized():
         dist.barrier()
     return run_dir, cfg
+
+
+def _numbered(base: Path, taken: int) -> Path:
+    return base if taken == 0 else base.with_name(f"{base.name}_{taken + 1}")
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _save_config(run_dir: Path, cfg: TrainConfig) -> str:
+    """Write a resumed run's config (with the overrides given to ``--resume``) into its folder;
+    returns the changed keys as ``key=value ...`` ('' when nothing changed)."""
+    path = run_dir / "config.toml"
+    before = tomllib.loads(path.read_text())
+    changed = [f"{key}={value}" for key, value in dataclasses.asdict(cfg).items() if before.get(key) != value]
+    if changed:
+        _write_text_atomic(path, to_toml(cfg))
+    return " ".join(changed)
+
+
+def _lock(run_dir: Path) -> Path:
+    """Claim ``run_dir`` for this process (a ``lock`` file holding its pid and host); refuse a
+    folder that a live process holds. A lock left by a process that died is taken over."""
+    lock = run_dir / "lock"
+    for _ in range(3):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            holder = _lock_holder(lock)
+            if holder is not None:
+                raise ValueError(f"run {run_dir} is in use by process {holder}; if that process is gone, "
+                                 f"delete {lock}") from None
+            lock.unlink(missing_ok=True)
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(f"{os.getpid()} {socket.gethostname()}\n")
+        return lock
+    raise ValueError(f"cannot lock {run_dir}: {lock} keeps coming back")
+
+
+def _lock_holder(lock: Path) -> str | None:
+    """``pid on host`` of the live process that holds ``lock``; None when it is stale."""
+    try:
+        pid_text, _, host = lock.read_text().strip().partition(" ")
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return None  # unreadable or torn: its writer died while writing it
+    if host and host != socket.gethostname():
+        return f"{pid} on {host}"  # cannot tell from here whether it lives
+    if pid == os.getpid():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return str(pid)
+
+
+def _unlock(lock: Path) -> None:
+    try:
+        if lock.read_text().split(" ")[0] == str(os.getpid()):
+            lock.unlink()
+    except OSError:
+        pass
+
+
+def _remove_temporary_files(run_dir: Path) -> None:
+    """Remove the temporary files of checkpoints that a killed process left half written."""
+    for tmp in run_dir.glob(".*.tmp"):
+        tmp.unlink(missing_ok=True)
+
+
+def _resume(run_dir, rank, cfg, net, optimizer, generator, selfplay, progress, buffer, device, log) -> None:
+    """Restore a run from ``latest.pt`` exactly; without one, from the newest ``ckpt_<games>.pt``
+    (the weights and counters; the optimiser state and the running games start afresh)."""
+    if (run_dir / "latest.pt").exists():
+        ckpt = load_checkpoint(run_dir / "latest.pt")
+        if rank:  # this process's own games, dice and buffer
+            own = load_checkpoint(run_dir / _state_file(rank))
+            ckpt = {**ckpt, **{k: own[k] for k in ("rng", "selfplay", "buffer", "optimizer") if k in own}}
+        _restore(ckpt, net, optimizer, generator, selfplay, progress, buffer, cfg, device)
+        return
+    saved = sorted(run_dir.glob("ckpt_*.pt"), key=lambda p: int(p.stem[5:]) if p.stem[5:].isdigit() else -1)
+    if not saved:
+        raise ValueError(f"cannot resume {run_dir}: no latest.pt and no ckpt_<games>.pt there")
+    ckpt = load_checkpoint(saved[-1])
+    loaded = net_from_checkpoint(ckpt, str(saved[-1]))
+    if loaded.spec() != net.spec():
+        raise ValueError(f"{saved[-1]}: checkpoint architecture differs from the config")
+    net.load_state_dict(loaded.state_dict())
+    net.to(device)
+    for key, value in ckpt.get("progress", {}).items():
+        setattr(progress, key, value)
+    generator.manual_seed(cfg.seed * 1000 + rank + 7919 * progress.games)  # not the dice of the start again
+    if rank == 0:
+        log(f"{run_dir / 'latest.pt'} is missing: resuming from {saved[-1].name} (its weights and counters; "
+            "the optimiser state and the games in progress start afresh)")
 
 
 def _state_file(rank: int) -> str:

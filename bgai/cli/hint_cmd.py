@@ -35,11 +35,10 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from bgai.bots import evaluator_of
-    from bgai.engine.board import swap_sides
     from bgai.formats import encode_position_id, read_position
     from bgai.model.probs import cubeless_equity
-    from bgai.moves import legal_moves_batch, parse_dice
-    from bgai.search.ply import evaluate_position, rank_moves
+    from bgai.moves import hint_moves, parse_dice
+    from bgai.search.ply import evaluate_position
     from bgai.specs import load_player
 
     board, match_state = read_position(args.position)
@@ -69,24 +68,20 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"Position {position_id}, player on roll, before the roll ({player.name}, {plies}-ply):")
             print(f"  Cubeless equity {equity:+.3f}")
-            print(f"  {_probs_line(probs)}")
+            print(f"  {probs_line(probs)}")
         return 0
 
     roll = parse_dice(dice)
-    notation = {pid: move for move, pid in legal_moves_batch(board[None], [roll])[0]}
-    ranked = rank_moves(evaluator, board, roll, plies, move_filter)
-    rows = []
-    for m in ranked:
-        pid = encode_position_id(swap_sides(m.board))
-        rows.append(
-            {
-                "move": notation.get(pid, ""),
-                "position_id": pid,
-                "ply": m.ply,
-                "equity": m.equity,
-                "probs": dict(zip(PROBS, m.probs, strict=True)),
-            }
-        )
+    rows = [
+        {
+            "move": m.move,
+            "position_id": m.position_id,
+            "ply": m.ply,
+            "equity": m.equity,
+            "probs": dict(zip(PROBS, m.probs, strict=True)),
+        }
+        for m in hint_moves(evaluator, board, roll, plies, move_filter)
+    ]
     if args.json:
         print(
             json.dumps(
@@ -95,14 +90,14 @@ def run(args: argparse.Namespace) -> int:
                     "dice": list(roll),
                     "player": player.name,
                     "plies": plies,
-                    "moves": rows if notation else [],
+                    "moves": rows,
                 },
                 indent=2,
             )
         )
         return 0
     print(f"Position {position_id}, {roll[0]}-{roll[1]} to play ({player.name}):")
-    if not notation:
+    if not rows:
         print("  No legal move: the player on roll dances.")
         return 0
     best = rows[0]["equity"]
@@ -110,11 +105,11 @@ def run(args: argparse.Namespace) -> int:
     for k, r in enumerate(rows, 1):
         diff = "" if k == 1 else f" ({r['equity'] - best:+.3f})"
         print(f"{k:>5}. {r['ply']}-ply  {r['move']:<{width}}  Eq.: {r['equity']:+.3f}{diff}")
-        print(f"       {_probs_line(list(r['probs'].values()))}")
+        print(f"       {probs_line(list(r['probs'].values()))}")
     return 0
 
 
-def _probs_line(probs: list[float]) -> str:
+def probs_line(probs: list[float]) -> str:
     """gnubg's order: win, win gammon, win backgammon - lose, lose gammon, lose backgammon."""
     win, wg, wbg, lg, lbg = probs
     return f"{win:.3f} {wg:.3f} {wbg:.3f} - {1 - win:.3f} {lg:.3f} {lbg:.3f}"

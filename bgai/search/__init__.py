@@ -31,6 +31,7 @@ from bgai.search.ply import (
     pick_best,
     position_noise,
     rank_moves,
+    roll_moves,
     roll_values,
     score_candidates,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "position_noise",
     "pruner_of",
     "rank_moves",
+    "roll_moves",
     "roll_values",
     "score_candidates",
     "terminal_probs",

@@ -137,10 +137,21 @@ def roll_values(evaluator: Evaluator, boards: torch.Tensor, plies: int = 0) -> t
     """``(N, 21, 5)``: for each unfinished board and each of :data:`ROLLS`, the value of the
     best move for the player on roll (row 1), its afterstate valued at ``plies``.
 
+    Averaged with :data:`ROLL_WEIGHTS` this is the position's value at ``plies + 1``; the value
+    of the roll actually thrown minus that average is the roll's **luck** (variance reduction
+    in rollouts, luck in analysis). See :func:`roll_moves` for how the move is picked.
+    """
+    return roll_moves(evaluator, boards, plies)[1]
+
+
+def roll_moves(
+    evaluator: Evaluator, boards: torch.Tensor, plies: int = 0
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(afterstates (N, 21, 2, 25), values (N, 21, 5))``: the best move of each unfinished
+    board for each of :data:`ROLLS` (mover still in row 1) and its value for the mover at ``plies``.
+
     The move is picked at 0-ply, by the evaluator's ``pruner`` when it has one (only the chosen
-    move is then valued by the evaluator), else by the evaluator itself. Averaged with
-    :data:`ROLL_WEIGHTS` this is the position's value at ``plies + 1``; the value of the roll
-    actually thrown minus that average is the roll's **luck** (variance reduction, analysis).
+    move is then valued by the evaluator), else by the evaluator itself.
     """
     n = len(boards)
     rolls = ROLLS.to(boards.device)
@@ -148,11 +159,12 @@ def roll_values(evaluator: Evaluator, boards: torch.Tensor, plies: int = 0) -> t
     pruner = pruner_of(evaluator)
     values = afterstate_values(pruner if pruner is not None else evaluator, children)
     best = segment_argmax(cubeless_equity(values), parent, n * len(rolls))
+    moves = children.index_select(0, best)
     if plies == 0 and pruner is None:
         chosen = values.index_select(0, best)
     else:
-        chosen = afterstate_values_at(evaluator, children.index_select(0, best), plies)
-    return chosen.view(n, len(rolls), 5)
+        chosen = afterstate_values_at(evaluator, moves, plies)
+    return moves.view(n, len(rolls), 2, 25), chosen.view(n, len(rolls), 5)
 
 
 def afterstate_values_at(evaluator: Evaluator, children: torch.Tensor, plies: int) -> torch.Tensor:

@@ -1,0 +1,47 @@
+"""The dice of rollout trials: quasi-random for the first rolls, seeded streams after them.
+
+Trial ``i`` reads roll ``t`` from a counter hash of (seed, i, t) (:func:`bgai.engine.dice.dice_of`),
+so every candidate move of a move rollout and every branch of a cube rollout sees the same
+dice in trial ``i`` (their differences are then far more precise than their values).
+
+**Quasi-random dice** (gnubg's rotation): the first :data:`QUASI_DEPTH` rolls are stratified.
+Write ``i`` in base 36 as digits ``d0, d1, d2, ...``; roll ``t < 3`` is ``perm_t[(d0 + ... +
+dt) % 36]`` for seeded permutations ``perm_t`` of the 36 ordered rolls. Any 36 consecutive
+trials (from a multiple of 36) then hold each first roll once, any 1,296 each pair of first
+two rolls once, any 46,656 each triple once: with 1,296 trials the luck of the first two rolls
+cancels exactly.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from bgai.engine.dice import dice_of
+
+QUASI_DEPTH = 3
+
+
+@lru_cache(maxsize=16)
+def _permutations(seed: int) -> np.ndarray:
+    """``(QUASI_DEPTH, 36)`` seeded permutations of the 36 ordered rolls."""
+    rng = np.random.default_rng([seed & (2**63 - 1), 0xD1CE])
+    return np.stack([rng.permutation(36) for _ in range(QUASI_DEPTH)])
+
+
+def trial_dice(seed: int, trials: np.ndarray, ply: int, quasi_random: bool = True) -> np.ndarray:
+    """``(n, 2)`` dice of roll ``ply`` (0 = the root's first roll) in each of ``trials``."""
+    trials = np.asarray(trials, dtype=np.int64)
+    if not quasi_random or ply >= QUASI_DEPTH:
+        return dice_of(seed, trials, np.full(len(trials), ply))
+    digits = sum((trials // 36**k) % 36 for k in range(ply + 1))
+    outcome = _permutations(seed)[ply][digits % 36]
+    return np.stack([outcome // 6 + 1, outcome % 6 + 1], 1)
+
+
+def roll_index(dice: np.ndarray) -> np.ndarray:
+    """Index of each ``(n, 2)`` roll among :data:`bgai.search.ROLLS` (21 rolls, low die first)."""
+    low, high = np.minimum(dice[:, 0], dice[:, 1]) - 1, np.maximum(dice[:, 0], dice[:, 1]) - 1
+    # ROLLS lists (a, b) for a <= b in order: row a starts at sum_{k<a} (6 - k).
+    return low * 6 - low * (low - 1) // 2 + (high - low)

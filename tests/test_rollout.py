@@ -1,0 +1,200 @@
+"""Rollouts: exact answers where they are known, standard errors, dice, and bad settings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from bgai.bearoff import BearoffEvaluator
+from bgai.cli.main import main
+from bgai.cube import CubeState
+from bgai.engine.board import starting_board
+from bgai.formats import encode_position_id
+from bgai.rollout import RolloutSettings, rollout_moves, rollout_positions
+from bgai.rollout.dice import roll_index, trial_dice
+from bgai.search.ply import ROLLS
+from tests.positions import pos
+
+
+@pytest.fixture(scope="module")
+def exact() -> BearoffEvaluator:
+    """A perfect bear-off player: the databases themselves."""
+    return BearoffEvaluator(None)
+
+
+def small_bearoffs(n: int, seed: int) -> torch.Tensor:
+    """Random bear-offs with at most 6 checkers a side, inside the two-sided table."""
+    rng = np.random.default_rng(seed)
+    boards = np.zeros((n, 2, 25), dtype=np.int8)
+    for b in boards:
+        for side in range(2):
+            for _ in range(rng.integers(1, 7)):
+                b[side, rng.integers(0, 6)] += 1
+    return torch.as_tensor(boards)
+
+
+def test_variance_reduction_with_a_perfect_evaluator_gives_the_exact_value_with_no_spread(exact):
+    boards = small_bearoffs(12, seed=1)
+    settings = RolloutSettings(trials=36, bearoff=False, variance_reduction=True)
+    result = rollout_positions(exact, boards, settings)
+    truth = exact.evaluate(boards).double().numpy()
+    np.testing.assert_allclose(result.probs, truth, atol=1e-5)
+    assert result.equity_se.max() < 1e-5
+
+
+def test_plain_rollouts_of_bearoffs_agree_with_the_exact_table_within_their_errors(exact):
+    boards = small_bearoffs(12, seed=2)
+    result = rollout_positions(
+        exact, boards, RolloutSettings(trials=144, bearoff=False, variance_reduction=False)
+    )
+    truth = exact.evaluate(boards).double().numpy()
+    z = (result.probs[:, 0] - truth[:, 0]) / np.maximum(result.probs_se[:, 0], 1e-9)
+    assert np.abs(z).max() < 4
+    assert result.equity_se.max() > 0.01  # no luck subtracted: the trials really spread
+
+
+def test_standard_error_shrinks_as_one_over_root_trials(exact):
+    board = pos("x 6:3 5:2 4:1; o 19:2 20:2 22:2")[None]
+    se = [
+        rollout_positions(
+            exact,
+            board,
+            RolloutSettings(trials=t, bearoff=False, variance_reduction=False, quasi_random=False, seed=3),
+        ).equity_se[0]
+        for t in (144, 1296)
+    ]
+    assert 2.2 < se[0] / se[1] < 4.0  # sqrt(9) = 3
+
+
+def test_same_seed_same_result_and_another_seed_other_dice(exact):
+    board = pos("x 6:3 5:2 4:1; o 19:2 20:2 22:2")[None]
+    settings = RolloutSettings(trials=72, bearoff=False, variance_reduction=False, seed=5)
+    a = rollout_positions(exact, board, settings)
+    b = rollout_positions(exact, board, settings)
+    c = rollout_positions(
+        exact, board, RolloutSettings(trials=72, bearoff=False, variance_reduction=False, seed=6)
+    )
+    assert np.array_equal(a.probs, b.probs)
+    assert not np.array_equal(a.probs, c.probs)
+
+
+def test_two_processes_give_the_same_estimates_as_one(exact):
+    boards = small_bearoffs(3, seed=4)
+    one = rollout_positions(
+        exact, boards, RolloutSettings(trials=72, bearoff=False, variance_reduction=False)
+    )
+    two = rollout_positions(
+        exact, boards, RolloutSettings(trials=72, bearoff=False, variance_reduction=False, processes=2)
+    )
+    np.testing.assert_allclose(one.probs, two.probs, atol=1e-12)
+
+
+def test_quasi_random_first_rolls_are_balanced():
+    trials = np.arange(1296)
+    first = trial_dice(7, trials, 0)
+    outcomes = (first[:, 0] - 1) * 6 + first[:, 1] - 1
+    for block in range(36):  # every 36 consecutive trials hold each of the 36 rolls once
+        assert sorted(outcomes[block * 36 : (block + 1) * 36]) == list(range(36))
+    second = trial_dice(7, trials, 1)
+    pairs = outcomes * 36 + (second[:, 0] - 1) * 6 + second[:, 1] - 1
+    assert len(set(pairs.tolist())) == 1296  # every pair of first two rolls exactly once
+    plain = trial_dice(7, trials[:36], 0, quasi_random=False)
+    assert len({tuple(d) for d in plain.tolist()}) < 36
+
+
+def test_roll_index_finds_each_roll_in_either_order():
+    rolls = ROLLS.numpy()
+    assert (roll_index(rolls) == np.arange(21)).all()
+    assert (roll_index(rolls[:, ::-1]) == np.arange(21)).all()
+
+
+LAST_ROLL = "x 6:1 5:1; o 24:1"  # 65, 66, 55, 44, 33 bear both off: 6/36 to win, else the opponent wins
+
+
+@pytest.mark.parametrize("variance_reduction", [False, True])
+def test_cubeful_money_rollout_of_a_last_roll_position_is_exact(exact, variance_reduction):
+    board = pos(LAST_ROLL)[None]
+    settings = RolloutSettings(trials=36, bearoff=False, variance_reduction=variance_reduction)
+    result = rollout_positions(exact, board, settings, cube=CubeState.money())
+    p = 6 / 36
+    assert result.probs[0, 0] == pytest.approx(p, abs=1e-6)
+    assert result.nd[0] == pytest.approx(2 * p - 1, abs=1e-6)  # no double: a single game
+    assert result.dt[0] == pytest.approx(2 * (2 * p - 1), abs=1e-6)  # double/take: twice that
+    assert result.decision[0].startswith("No double")
+
+
+def test_a_cube_owned_by_the_opponent_rolls_out_no_double_only(exact):
+    from bgai.cube import Owner
+
+    result = rollout_positions(
+        exact,
+        pos(LAST_ROLL)[None],
+        RolloutSettings(trials=36, bearoff=False),
+        cube=CubeState.money(2, Owner.OPPONENT),
+    )
+    assert result.nd[0] == pytest.approx(2 * 6 / 36 - 1, abs=1e-6)
+    assert np.isnan(result.dt[0]) and result.decision is None
+
+
+def test_move_rollout_ranks_the_winning_move_first_with_paired_errors(exact):
+    # 6-5 with checkers on 6 and 5: bearing both off wins at once; 6/1 5/off leaves one behind.
+    board = pos("x 6:1 5:1; o 19:2 20:1")
+    result = rollout_moves(exact, board, (6, 5), RolloutSettings(trials=72, bearoff=False))
+    assert result.diff[0] == 0 and (result.diff[1:] <= 0).all()
+    assert result.afterstates[0][1].sum() == 0 and result.diff[1] == pytest.approx(
+        -2 / 36, abs=1e-6
+    )  # o then wins with 66 only
+    assert (result.diff_se[1:] <= result.equity_se[1:] * 2 + 1e-9).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(trials=0), "trials must be at least 1"),
+        (dict(truncate=-1), "truncation must be at least 1"),
+        (dict(plies=5), "checker play must be at 0, 1 or 2 plies"),
+        (dict(target_se=0.0), "target SE must be positive"),
+    ],
+)
+def test_bad_settings_are_one_line_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        RolloutSettings(**kwargs)
+
+
+def test_a_finished_game_is_refused(exact):
+    with pytest.raises(ValueError, match="finished game"):
+        rollout_positions(exact, pos("x ; o 6:1")[None], RolloutSettings(trials=1))
+
+
+def test_cli_rolls_out_a_position_and_its_moves(capsys):
+    bearoff = encode_position_id(pos("x 6:2 5:1; o 19:1 21:1").numpy())
+    assert main(["rollout", bearoff, "--trials", "36", "--player", "best", "--processes", "1", "--json"]) == 0
+    import json
+
+    record = json.loads(capsys.readouterr().out)["positions"][0]
+    assert record["trials"] == 36 and 0 <= record["probs"]["win"] <= 1
+    assert main(["rollout", bearoff, "21", "--trials", "36", "--processes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1. Rollout" in out and "Eq.:" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--trials", "0"], "trials must be at least 1"),
+        (["--truncate", "-2"], "truncation must be at least 1"),
+        (["--moves", "0"], "--moves must be at least 1"),
+    ],
+)
+def test_cli_bad_settings_are_one_line_errors(capsys, argv, message):
+    start = encode_position_id(starting_board())
+    assert main(["rollout", start, *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_cli_refuses_a_finished_game(capsys):
+    finished = encode_position_id(pos("x ; o 6:1").numpy())
+    assert main(["rollout", finished, "--trials", "1"]) == 2
+    assert "game is over" in capsys.readouterr().err

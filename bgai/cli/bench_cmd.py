@@ -79,6 +79,9 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
+MAX_PARALLEL = 1 << 16
+
+
 def _check(args: argparse.Namespace) -> list[str]:
     """The player specs, after checking the options fit together."""
     if args.league and args.players:
@@ -95,6 +98,14 @@ def _check(args: argparse.Namespace) -> list[str]:
         raise ValueError("--jacoby and --beavers are money-play cube rules: use them with --cube")
     if args.max_cube != 64 and not cubeful:
         raise ValueError("--max-cube needs --cube or --match")
+    if not 1 <= args.parallel <= MAX_PARALLEL:
+        raise ValueError(f"--parallel must lie in 1..{MAX_PARALLEL} (games at once), got {args.parallel}")
+    if args.threads is not None and args.threads < 0:
+        raise ValueError(f"--threads must be 0 (torch's choice) or a number of threads, got {args.threads}")
+    if args.save_games:
+        from bgai.cli.main import output_file
+
+        output_file(args.save_games)  # before the games: a bad path would lose them all
     return specs
 
 
@@ -139,11 +150,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = duel(players[0], players[1], args.games, args.seed, record=record, **options)
         records = [duel_session(result, event=f"bgai bench, seed {args.seed}")] if record else None
-    print(result.to_json() if args.json else result.table())
-    if record:
-        written = _save(records, Path(args.save_games), numbered=args.match is not None)
-        if not args.json:
-            print(f"games saved to {written}")
+    written = _save(records, Path(args.save_games), numbered=args.match is not None) if record else None
+    print(result.to_json() if args.json else result.table())  # after saving: a closed pipe loses nothing
+    if written and not args.json:
+        print(f"games saved to {written}")
     return 0
 
 

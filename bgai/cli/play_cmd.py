@@ -8,9 +8,9 @@ input quits). The session is saved as a ``.mat`` file at the end, or when it is 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
-from pathlib import Path
 
 
 def register(subparsers) -> None:
@@ -46,12 +46,13 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bgai.cli.main import output_file
     from bgai.formats.mat import save_mat
     from bgai.play import MatchSession, load_bot, play_in_terminal
 
     if args.match < 0:
         raise ValueError(f"--match must be 0 (money) or a number of points, got {args.match}")
-    save = Path(args.save) if args.save else Path(time.strftime("bgai-%Y%m%d-%H%M%S.mat"))
+    save = output_file(args.save or time.strftime("bgai-%Y%m%d-%H%M%S.mat"))  # before playing
     bot = load_bot(args.opponent, level=args.level)
     session = MatchSession(bot, match_length=args.match, cube=args.cube, variant=args.variant, seed=args.seed,
                            name=args.name, jacoby=args.jacoby, beavers=args.beavers)
@@ -64,10 +65,14 @@ def run(args: argparse.Namespace) -> int:
     variant = "" if args.variant == "standard" else f" of {args.variant}"
     print(f"bgai play: you (X) against {bot.name} (O), {what}{variant} {cube}; dice seed {session.seed}.")
     print("Type help for the commands.", flush=True)
+    said = sys.stdout
     try:
         play_in_terminal(session, sys.stdin, sys.stdout, echo=not sys.stdin.isatty())
     except KeyboardInterrupt:
         print("\n(interrupted)")
+    except BrokenPipeError:  # the reader went away (bgai play ... | head): keep the session all the same
+        said = sys.stderr
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     save_mat(session.record, save)
-    print(f"Saved to {save}", flush=True)
+    print(f"Saved to {save}", file=said, flush=True)
     return 0

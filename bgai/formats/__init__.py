@@ -22,6 +22,7 @@ from bgai.formats.gnubgid import (
 )
 from bgai.formats.mat import Action, GameRecord, MatchRecord, load_mat, read_mat, save_mat, write_mat
 from bgai.formats.notation import format_move, format_move_plain, parse_move
+from bgai.formats.quote import quote
 from bgai.formats.xgid import format_xgid, parse_xgid
 
 __all__ = [
@@ -65,5 +66,5 @@ def read_position(text: str) -> tuple[np.ndarray, MatchState | None]:
     if len(body) == 14:
         return decode_position_id(body), None
     raise ValueError(
-        f"not a position: {text!r}; expected a 14-character position ID, PositionID:MatchID or an XGID"
+        f"not a position: {quote(text)}; expected a 14-character position ID, PositionID:MatchID or an XGID"
     )

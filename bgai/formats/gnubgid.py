@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgai.engine.board import CHECKERS, validate_board
+from bgai.formats.quote import quote
 
 POSITION_ID_LENGTH = 14
 MATCH_ID_LENGTH = 12
@@ -125,15 +126,15 @@ def _b64decode(text: str, length: int, what: str) -> bytes:
     if not isinstance(text, str):
         raise ValueError(f"a {what} is a string, got {type(text).__name__}")
     if len(text) != length:
-        raise ValueError(f"a {what} has {length} characters, got {len(text)}: {text!r}")
+        raise ValueError(f"a {what} has {length} characters, got {len(text)}: {quote(text)}")
     if not _BASE64.fullmatch(text):
         bad = next(c for c in text if not _BASE64.fullmatch(c))
-        raise ValueError(f"a {what} uses only A-Z a-z 0-9 + /, got {bad!r} in {text!r}")
+        raise ValueError(f"a {what} uses only A-Z a-z 0-9 + /, got {quote(bad)} in {quote(text)}")
     padding = "=" * (-len(text) % 4)
     try:
         return base64.b64decode(text + padding, validate=True)
     except binascii.Error as exc:  # pragma: no cover - the checks above make this unreachable
-        raise ValueError(f"bad {what} {text!r}: {exc}") from None
+        raise ValueError(f"bad {what} {quote(text)}: {exc}") from None
 
 
 def _b64encode(key: bytes) -> str:
@@ -190,11 +191,11 @@ def decode_position_id(pid: str) -> np.ndarray:
     text = pid.strip() if isinstance(pid, str) else pid
     key = _b64decode(text, POSITION_ID_LENGTH, "position ID")
     if _b64encode(key) != text:
-        raise ValueError(f"position ID {pid!r} has stray bits in its last character")
+        raise ValueError(f"position ID {quote(pid)} has stray bits in its last character")
     try:
         return decode_position_key(key)
     except ValueError as exc:
-        raise ValueError(f"bad position ID {pid!r}: {exc}") from None
+        raise ValueError(f"bad position ID {quote(pid)}: {exc}") from None
 
 
 # --- Match ID ------------------------------------------------------------------------------
@@ -257,15 +258,15 @@ def decode_match_id(mid: str) -> MatchState:
     text = mid.strip() if isinstance(mid, str) else mid
     bits = _unpack_bits(_b64decode(text, MATCH_ID_LENGTH, "match ID"))
     if any(bits[67:]):
-        raise ValueError(f"match ID {mid!r} has stray 1 bits after bit 66")
+        raise ValueError(f"match ID {quote(mid)} has stray 1 bits after bit 66")
     owner = _get(bits, _OWNER)
     if owner == 2:
-        raise ValueError(f"match ID {mid!r} has cube owner 2 (must be 0, 1 or 3 = centred)")
+        raise ValueError(f"match ID {quote(mid)} has cube owner 2 (must be 0, 1 or 3 = centred)")
     dice = (_get(bits, _DIE0), _get(bits, _DIE1))
     if dice == (0, 0):
         rolled = None
     elif 0 in dice or 7 in dice:
-        raise ValueError(f"match ID {mid!r} has impossible dice {dice[0]}{dice[1]}")
+        raise ValueError(f"match ID {quote(mid)} has impossible dice {dice[0]}{dice[1]}")
     else:
         rolled = dice
     match_length = _get(bits, _LENGTH)
@@ -285,7 +286,7 @@ def decode_match_id(mid: str) -> MatchState:
             jacoby=match_length == 0 and not _get(bits, _NOT_JACOBY),
         )
     except ValueError as exc:
-        raise ValueError(f"bad match ID {mid!r}: {exc}") from None
+        raise ValueError(f"bad match ID {quote(mid)}: {exc}") from None
 
 
 # --- GNUbgID -------------------------------------------------------------------------------
@@ -300,5 +301,5 @@ def decode_gnubg_id(text: str) -> tuple[np.ndarray, MatchState]:
     """Board (row 1 = ``ms.on_roll``, the player on roll) and match state of a GNUbgID."""
     parts = text.strip().split(":")
     if len(parts) != 2:
-        raise ValueError(f"a GNUbgID is PositionID:MatchID, got {text!r}")
+        raise ValueError(f"a GNUbgID is PositionID:MatchID, got {quote(text)}")
     return decode_position_id(parts[0]), decode_match_id(parts[1])

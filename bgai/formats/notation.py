@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bgai.engine.steps import BAR_POINT, OFF_POINT, Step
+from bgai.formats.quote import quote
 
 MAX_STEPS = 4
 
@@ -106,7 +107,7 @@ _NAMED = {"bar": BAR_POINT, "b": BAR_POINT, "off": OFF_POINT, "o": OFF_POINT}
 def _parse_point(word: str, text: str) -> int:
     point = _NAMED[word] if word in _NAMED else int(word)
     if point > BAR_POINT:
-        raise ValueError(f"no point {point} in move {text!r}: points run 0 (off) to 25 (bar)")
+        raise ValueError(f"no point {point} in move {quote(text)}: points run 0 (off) to 25 (bar)")
     return point
 
 
@@ -121,19 +122,21 @@ def parse_move(text: str) -> list[Step]:
     for word in text.lower().replace("*", "").replace(",", " ").split():
         match = _SUBMOVE.fullmatch(word)
         if match is None:
-            raise ValueError(f"cannot read {word!r} in move {text!r}: write from/to, as 13/8, bar/22, 6/off")
+            raise ValueError(
+                f"cannot read {quote(word)} in move {quote(text)}: write from/to, as 13/8, bar/22, 6/off"
+            )
         points = [_parse_point(p, text) for p in match["chain"].split("/")]
         repeat = int(match["repeat"] or 1)
         if not 1 <= repeat <= MAX_STEPS:
-            raise ValueError(f"repeat count ({repeat}) in move {text!r} must be 1-{MAX_STEPS}")
+            raise ValueError(f"repeat count ({repeat}) in move {quote(text)} must be 1-{MAX_STEPS}")
         chain = list(zip(points, points[1:], strict=False))
         for source, dest in chain:
             if source == OFF_POINT or dest == BAR_POINT or dest >= source:
                 raise ValueError(
-                    f"step {_point_name(source)}/{_point_name(dest)} in move {text!r} does not move "
+                    f"step {_point_name(source)}/{_point_name(dest)} in move {quote(text)} does not move "
                     "towards home"
                 )
         steps.extend(chain * repeat)
     if len(steps) > MAX_STEPS:
-        raise ValueError(f"move {text!r} has {len(steps)} steps; a roll gives at most {MAX_STEPS}")
+        raise ValueError(f"move {quote(text)} has {len(steps)} steps; a roll gives at most {MAX_STEPS}")
     return sorted(steps, key=lambda s: (-s[0], -s[1]))

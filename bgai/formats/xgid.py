@@ -17,6 +17,7 @@ import numpy as np
 
 from bgai.engine.board import validate_board
 from bgai.formats.gnubgid import MatchState
+from bgai.formats.quote import quote
 
 PREFIX = "XGID="
 _EMPTY = "-"
@@ -44,14 +45,14 @@ def _board_string(board: np.ndarray, on_roll: int) -> str:
 
 def _parse_board_string(text: str, on_roll: int) -> np.ndarray:
     if len(text) != 26:
-        raise ValueError(f"an XGID board has 26 characters, got {len(text)}: {text!r}")
+        raise ValueError(f"an XGID board has 26 characters, got {len(text)}: {quote(text)}")
     o_row = np.zeros(25, dtype=np.int8)
     x_row = np.zeros(25, dtype=np.int8)
     for k, char in enumerate(text):
         if char == _EMPTY:
             continue
         if not ("a" <= char.lower() <= "p"):
-            raise ValueError(f"XGID board character {k} is {char!r}; use '-', a-o or A-O")
+            raise ValueError(f"XGID board character {k} is {quote(char)}; use '-', a-o or A-O")
         count = ord(char.lower()) - ord("a") + 1
         if char.isupper():
             if k == 0:
@@ -70,7 +71,9 @@ def _int_field(fields: list[str], index: int, name: str) -> int:
     try:
         return int(fields[index])
     except ValueError:
-        raise ValueError(f"XGID field {index + 1} ({name}) is not an integer: {fields[index]!r}") from None
+        raise ValueError(
+            f"XGID field {index + 1} ({name}) is not an integer: {quote(fields[index])}"
+        ) from None
 
 
 def _choice(value: int, allowed: dict[int, object], name: str) -> object:
@@ -86,7 +89,7 @@ def parse_xgid(text: str) -> tuple[np.ndarray, MatchState]:
         body = body[len(PREFIX) :]
     fields = body.split(":")
     if len(fields) != 10:
-        raise ValueError(f"an XGID has 10 fields separated by ':', got {len(fields)} in {text!r}")
+        raise ValueError(f"an XGID has 10 fields separated by ':', got {len(fields)} in {quote(text)}")
     cube_log2 = _int_field(fields, 1, "cube value")
     if not 0 <= cube_log2 <= 15:
         raise ValueError(f"XGID cube value is log2 of the cube, 0-15, got {cube_log2}")
@@ -117,7 +120,7 @@ def parse_xgid(text: str) -> tuple[np.ndarray, MatchState]:
             beavers=money and bool(flags & 2),
         )
     except ValueError as exc:
-        raise ValueError(f"bad XGID {text!r}: {exc}") from None
+        raise ValueError(f"bad XGID {quote(text)}: {exc}") from None
     return board, ms
 
 
@@ -129,7 +132,7 @@ def _parse_dice(field: str) -> tuple[tuple[int, int] | None, bool]:
         return None, True
     if len(field) == 2 and all(c in "123456" for c in field):
         return (int(field[0]), int(field[1])), False
-    raise ValueError(f"XGID dice field must be 00, D or two digits 1-6, got {field!r}")
+    raise ValueError(f"XGID dice field must be 00, D or two digits 1-6, got {quote(field)}")
 
 
 def format_xgid(board: np.ndarray, ms: MatchState) -> str:

@@ -18,7 +18,6 @@ import numpy as np
 import torch
 
 BAR = 24
-NUM_POINTS = 24
 CHECKERS = 15
 
 Array = np.ndarray | torch.Tensor

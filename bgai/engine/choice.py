@@ -14,12 +14,6 @@ def child_counts(parent: torch.Tensor, n: int) -> torch.Tensor:
     return torch.bincount(parent, minlength=n)
 
 
-def first_child(parent: torch.Tensor, n: int) -> torch.Tensor:
-    """Index of each parent's first child (children are grouped by parent)."""
-    counts = child_counts(parent, n)
-    return torch.cumsum(counts, 0) - counts
-
-
 def segment_argmax(scores: torch.Tensor, parent: torch.Tensor, n: int) -> torch.Tensor:
     """Index of the best-scoring child of each parent (the first one on a tie)."""
     best = torch.full((n,), float("-inf"), dtype=scores.dtype, device=scores.device)

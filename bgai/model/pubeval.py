@@ -18,7 +18,6 @@ import torch
 from bgai.engine.board import BAR, CHECKERS
 
 WEIGHTS_PATH = Path(__file__).resolve().parents[1] / "data" / "pubeval_weights.json"
-INPUTS = 122
 
 
 @lru_cache(maxsize=1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -29,13 +30,17 @@ from bgai.engine.steps import BAR_POINT, OFF_POINT, Step, apply_steps, path_step
 from bgai.formats import encode_position_id, format_move, parse_move, read_position
 
 __all__ = [
+    "HintMove",
+    "StepNode",
     "apply_move",
+    "hint_moves",
     "legal_moves",
     "legal_moves_batch",
     "notation_of",
     "parse_dice",
     "pip_count",
     "position_and_roll",
+    "step_tree",
 ]
 
 Move = tuple[str, str]
@@ -181,6 +186,101 @@ def apply_move(position_id: str, dice: str | Sequence[int] | None, move: str) ->
         f"illegal move {move.strip() or '(none)'} for {_roll_name(roll)}: "
         f"{_why_illegal(board, steps, roll, len(legal))}"
     )
+
+
+@dataclass(frozen=True)
+class HintMove:
+    """One legal move as gnubg's hint lists it; equity and probabilities are the mover's, at ``ply``."""
+
+    move: str
+    position_id: str
+    """The position after the move, opponent on roll."""
+    ply: int
+    equity: float
+    probs: tuple[float, float, float, float, float]
+
+
+def hint_moves(
+    evaluator, board: np.ndarray, dice: Sequence[int], plies: int = 0, move_filter=None
+) -> list[HintMove]:
+    """Every legal move of ``board`` (player on roll in row 1) for ``dice``, best first, written
+    in gnubg notation: :func:`bgai.search.ply.rank_moves` with names (``bgai hint``, hints in
+    play). ``[]`` when no move is legal (a dance)."""
+    from bgai.search.ply import DEFAULT_FILTER, rank_moves
+
+    roll = parse_dice(dice)
+    notation = {pid: move for move, pid in legal_moves_batch(np.asarray(board)[None], [roll])[0]}
+    if not notation:
+        return []
+    ranked = rank_moves(evaluator, board, roll, plies, DEFAULT_FILTER if move_filter is None else move_filter)
+    moves = []
+    for m in ranked:
+        pid = encode_position_id(swap_sides(m.board))
+        moves.append(HintMove(notation.get(pid, ""), pid, m.ply, m.equity, m.probs))
+    return moves
+
+
+@dataclass(frozen=True)
+class StepNode:
+    """A position on the way through a move, one die at a time (mover in row 1 of ``board``).
+
+    ``move``: the legal move whose result this is, in gnubg notation (``None`` when the move is
+    not complete here). ``steps``: ``(from, to, die, hit, node)`` for each single-die step
+    allowed from here: points of the mover (25 the bar, 0 off), the die played, whether it
+    hits a blot, and the index of the node it leads to.
+    """
+
+    board: np.ndarray
+    move: str | None
+    steps: tuple[tuple[int, int, int, bool, int], ...]
+
+
+def step_tree(board: np.ndarray, dice: Sequence[int]) -> list[StepNode]:
+    """Every order in which a legal move can be played one checker step at a time.
+
+    For a board game front end that lets a person move checker by checker and offers only
+    legal steps: node 0 is ``board`` before the move; a step is offered only when it obeys the
+    one-die rules (the bar first, bearing off only from home, a higher die only from the
+    highest point) and leads to the result of a legal move (both dice when they can be played,
+    the higher die when only one can). A dance is the root alone, with ``move == ""``.
+    """
+    board = np.asarray(board, dtype=np.int8)
+    roll = parse_dice(dice)
+    legal = {pid: move for move, pid in legal_moves_batch(board[None], [roll])[0]}
+    if not legal:
+        return [StepNode(board.copy(), "", ())]
+    found: dict[tuple[bytes, tuple[int, ...]], tuple[np.ndarray, str | None, list] | None] = {}
+
+    def visit(now: np.ndarray, pool: tuple[int, ...]) -> tuple[bytes, tuple[int, ...]] | None:
+        key = (now.tobytes(), pool)
+        if key not in found:
+            steps = []
+            for die in sorted(set(pool), reverse=True):
+                rest = list(pool)
+                rest.remove(die)
+                for source in range(BAR_POINT, 0, -1):
+                    if now[1, source - 1] == 0 or _step_problem(now, source, die) is not None:
+                        continue
+                    dest = max(source - die, OFF_POINT)
+                    child = visit(apply_steps(now, [(source, dest)]), tuple(rest))
+                    if child is not None:
+                        steps.append((source, dest, die, bool(dest and now[0, 24 - dest] == 1), child))
+            move = legal.get(_position_after(now))
+            found[key] = None if move is None and not steps else (now, move, steps)
+        return key if found[key] is not None else None
+
+    root = visit(board, _pool(roll))
+    order = {root: 0}
+    queue = [root]
+    for key in queue:  # breadth first from the root: the root is node 0
+        for *_, child in found[key][2]:
+            if child not in order:
+                order[child] = len(queue)
+                queue.append(child)
+    return [
+        StepNode(found[key][0], found[key][1], tuple((*step[:4], order[step[4]]) for step in found[key][2]))
+        for key in queue
+    ]
 
 
 # --- playing steps by hand, to match a written move and to explain a refusal ----------------

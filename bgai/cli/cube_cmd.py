@@ -57,6 +57,7 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bgai.bots import evaluator_of
+    from bgai.cube.report import cube_records, read_cube_position
     from bgai.cube.state import Owner
     from bgai.specs import load_player
 
@@ -75,12 +76,12 @@ def run(args: argparse.Namespace) -> int:
     parsed, errors = {}, {}
     for k, text in enumerate(texts):
         try:
-            parsed[k] = _read(text, args.no_beavers)
+            parsed[k] = read_cube_position(text, args.no_beavers)
         except ValueError as exc:
             if len(texts) == 1 and not from_stdin:
                 raise
             errors[k] = " ".join(str(exc).split())
-    records = _analyse(evaluator, parsed, plies) if parsed else {}
+    records = dict(zip(parsed, cube_records(evaluator, list(parsed.values()), plies), strict=True))
 
     out = []
     for k, text in enumerate(texts):
@@ -98,68 +99,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
     return 2 if errors else 0
-
-
-def _read(text: str, no_beavers: bool):
-    """(board, match state, cube state) of one ID, or ``ValueError`` saying why it has no cube decision."""
-    from bgai.cube.analysis import cube_state, why_no_double
-    from bgai.formats import read_position
-
-    board, match_state = read_position(text)
-    for row, who in ((1, "player on roll"), (0, "opponent")):
-        if board[row].sum() == 0:
-            raise ValueError(f"the game is over: the {who} has borne off every checker")
-    if match_state is not None and match_state.dice is not None:
-        d1, d2 = match_state.dice
-        raise ValueError(f"the player on roll has rolled {d1}{d2}: cube decisions come before the roll")
-    is_xgid = text.strip().upper().startswith("XGID=") or text.count(":") == 9
-    beavers = False if no_beavers else (None if is_xgid else True)
-    state = cube_state(match_state, beavers=beavers)
-    reason = why_no_double(state)
-    if reason:
-        raise ValueError(reason)
-    return board, match_state, state
-
-
-def _analyse(evaluator, parsed: dict, plies: int) -> dict[int, dict]:
-    """One batched analysis of every readable position; a record per input index."""
-    import numpy as np
-
-    from bgai.cube.analysis import analyse_positions
-
-    keys = list(parsed)
-    boards = np.stack([parsed[k][0] for k in keys])
-    states = [parsed[k][2] for k in keys]
-    analysis = analyse_positions(evaluator, boards, states, plies)
-    records = {}
-    for i, k in enumerate(keys):
-        _, match_state, state = parsed[k]
-        record = {"cube": _describe(state), **analysis.record(i)}
-        if not (match_state is not None and match_state.double_offered):
-            record["take"] = None
-        records[k] = record
-    return records
-
-
-def _describe(state) -> str:
-    """The cube situation in words, from the player on roll's side."""
-    from bgai.cube.state import Owner
-
-    if state.owner is Owner.CENTRED:
-        cube = "centred cube"
-    elif state.owner is Owner.ME:
-        cube = f"player on roll owns the {state.cube}-cube"
-    else:
-        cube = f"opponent owns the {state.cube}-cube"
-    if state.is_money:
-        rules = ", ".join(
-            f"{rule} {'on' if flag else 'off'}"
-            for rule, flag in (("Jacoby", state.jacoby), ("beavers", state.beavers))
-        )
-        return f"money game, {cube}, {rules}"
-    score = f"{state.match_length}-point match, {state.my_away}-away vs {state.opp_away}-away"
-    phase = ", Crawford game" if state.crawford else (", post-Crawford" if state.is_post_crawford else "")
-    return f"{score}{phase}, {cube}"
 
 
 def _text(record: dict, redouble: bool = False) -> str:

@@ -42,6 +42,7 @@ from bgai.engine.board import game_value, starting_board, swap_sides
 from bgai.engine.movegen import afterstates, expand
 from bgai.engine.steps import Step, apply_steps, path_steps
 from bgai.formats.notation import format_move_plain, parse_move
+from bgai.formats.quote import quote, shorten
 
 ACTION_KINDS = ("move", "double", "take", "drop", "beaver")
 
@@ -50,6 +51,7 @@ _LEFT_WIDTH = 27  # gnubg: "%3d) %-27s %s"
 _WINS_RIGHT = " " * 34  # "Wins" in the right column, on a line of its own
 _WINS_LEFT = " " * 6
 _RIGHT_COLUMN = 20  # a lone cell starting at or after this column is the right player's
+MAX_MATCH_LENGTH = 64  # gnubg's longest match (its match equity table ends there)
 
 
 @dataclass
@@ -253,6 +255,13 @@ class _GameText:
     cells: list[_Cell] = field(default_factory=list)
 
 
+def _number(digits: str, line: int) -> int:
+    """A count written in the file; more than 9 digits is no count a match has."""
+    if len(digits) > 9:
+        raise ValueError(f"line {line}: {shorten(digits, 12)} is no number a match file holds")
+    return int(digits)
+
+
 def _read_cells(text: str, offset: int, line: int) -> list[_Cell]:
     """The cells of one line (``text`` starts at column ``offset``): left, then right."""
     found: list[tuple[int, re.Match[str]]] = []
@@ -264,7 +273,7 @@ def _read_cells(text: str, offset: int, line: int) -> list[_Cell]:
             break
         match = _CELL.match(text, pos)
         if match is None:
-            raise ValueError(f"line {line}: cannot read {text[pos:].strip()!r}")
+            raise ValueError(f"line {line}: cannot read {quote(text[pos:].strip())}")
         found.append((offset + pos, match))
         pos = match.end()
     if len(found) > 2:
@@ -278,11 +287,11 @@ def _read_cells(text: str, offset: int, line: int) -> list[_Cell]:
             cells.append(_Cell(line, player, "move", (max(dice), min(dice)), move))
         elif match["cube"]:
             kind = "double" if match["cube"].lower() == "doubles" else "beaver"
-            cells.append(_Cell(line, player, kind, value=int(match["value"])))
+            cells.append(_Cell(line, player, kind, value=_number(match["value"], line)))
         elif match["answer"]:
             cells.append(_Cell(line, player, "take" if match["answer"].lower() == "takes" else "drop"))
         elif match["points"]:
-            cells.append(_Cell(line, player, "wins", value=int(match["points"])))
+            cells.append(_Cell(line, player, "wins", value=_number(match["points"], line)))
         else:
             cells.append(_Cell(line, player, "skip"))
     return cells
@@ -299,7 +308,7 @@ def _read_variation(value: str, line: int) -> str:
         if count == "3":
             return "hypergammon"
         raise ValueError(f"line {line}: {count}-checker hypergammon is not supported (only 3 checkers)")
-    raise ValueError(f"line {line}: unknown variation {value!r}")
+    raise ValueError(f"line {line}: unknown variation {quote(value)}")
 
 
 def _read_comment(body: str, line: int, meta: dict, comments: list[str] | None) -> None:
@@ -314,7 +323,7 @@ def _read_comment(body: str, line: int, meta: dict, comments: list[str] | None) 
         elif key == "variation":
             meta["variant"] = _read_variation(value, line)
         elif key == "cubelimit" and value.strip().isdigit():
-            meta["cube_limit"] = int(value)
+            meta["cube_limit"] = _number(value.strip(), line)
         elif key == "crawford":
             meta["crawford"] = value.strip().lower() not in ("off", "no", "false", "0")
     if not tags and comments is not None and not text.strip().startswith("["):
@@ -339,33 +348,39 @@ def _read_lines(text: str) -> tuple[dict, list[str], int | None, list[_GameText]
         if awaiting_score:
             score = _SCORE_LINE.fullmatch(body)
             if score is None:
-                raise ValueError(f"line {number}: expected 'name : score   name : score', got {body!r}")
+                raise ValueError(f"line {number}: expected 'name : score   name : score', got {quote(body)}")
             game = games[-1]
             game.names = (_RATING.sub("", score["n0"]), _RATING.sub("", score["n1"]))
-            game.score = (int(score["s0"]), int(score["s1"]))
+            game.score = (_number(score["s0"], number), _number(score["s1"], number))
+            if match_length and max(game.score) >= match_length:
+                raise ValueError(f"line {number}: a score of {max(game.score)} before a game of a "
+                                 f"{match_length}-point match, which it would have ended")
             awaiting_score = False
             continue
         if (header := _MATCH_LINE.match(body)) is not None:
             if match_length is not None:
                 raise ValueError(f"line {number}: a second 'point match' line; one file holds one match")
-            match_length = int(header["length"])
+            match_length = _number(header["length"], number)
+            if match_length > MAX_MATCH_LENGTH:
+                raise ValueError(f"line {number}: a {match_length}-point match; matches go up to "
+                                 f"{MAX_MATCH_LENGTH} points (0 is a money session)")
             continue
         if (start := _GAME_LINE.fullmatch(body)) is not None:
             if match_length is None:
                 raise ValueError(f"line {number}: 'Game' comes before the ' N point match' line")
-            games.append(_GameText(number, int(start["number"])))
+            games.append(_GameText(number, _number(start["number"], number)))
             awaiting_score = True
             continue
         if match_length is None:
             continue  # text before the match header that no program needs
         if not games:
-            raise ValueError(f"line {number}: expected ' Game 1', got {body!r}")
+            raise ValueError(f"line {number}: expected ' Game 1', got {quote(body)}")
         if (moves := _MOVE_LINE.fullmatch(line)) is not None:
             games[-1].cells.extend(_read_cells(moves["cells"], moves.start("cells"), number))
         elif body.lower().startswith("wins"):
             games[-1].cells.extend(_read_cells(line, 0, number))
         else:
-            raise ValueError(f"line {number}: cannot read {body!r}")
+            raise ValueError(f"line {number}: cannot read {quote(body)}")
     if awaiting_score:
         raise ValueError(f"line {games[-1].line}: 'Game {games[-1].number}' has no 'name : score' line")
     if match_length is None:
@@ -445,8 +460,9 @@ def _read_move(board: np.ndarray, cell: _Cell, checks: list[_MoveCheck]) -> tupl
     return steps, after
 
 
-def _replay(game: _GameText, variant: str, checks: list[_MoveCheck]) -> GameRecord:
-    """The actions of one game, its moves applied to a board to split them and find the end."""
+def _replay(game: _GameText, variant: str, checks: list[_MoveCheck], resignations: set[int]) -> GameRecord:
+    """The actions of one game, its moves applied to a board to split them and find the end; a
+    move with no steps that a resignation ends (gnubg writes the roll, ``54:``) joins ``resignations``."""
     record = GameRecord(game.number, game.score)
     board = starting_board(variant)
     checkers = int(board[0].sum())
@@ -490,6 +506,12 @@ def _replay(game: _GameText, variant: str, checks: list[_MoveCheck]) -> GameReco
                 record.winner = cell.player
                 record.points = cube * int(game_value(board, checkers))
             continue
+        if cell.kind in ("double", "beaver"):  # each doubles the cube: gnubg writes the value it offers
+            before = cube if cell.kind == "double" else offer.cube
+            if cell.value != 2 * before:
+                word = "Doubles" if cell.kind == "double" else "Beavers"
+                raise ValueError(f"line {cell.line}: '{word} => {cell.value}' with the cube at {before}; "
+                                 f"it offers {2 * before}")
         action = Action(cell.player, cell.kind, cube=cell.value or None)
         record.actions.append(action)
         if cell.kind == "drop":
@@ -507,8 +529,17 @@ def _replay(game: _GameText, variant: str, checks: list[_MoveCheck]) -> GameReco
                 f"line {wins.line}: 'Wins' is in player {wins.player}'s column, "
                 f"but player {record.winner} won by a {over_by}"
             )
-        record.winner, record.points = wins.player, wins.value
         record.resigned = over_by is None
+        last = record.actions[-1] if record.actions else None
+        if record.resigned and last is not None and last.kind == "move" and not last.steps:
+            resignations.add(len(checks) - 1)  # gnubg writes the roll of one who resigned ("54: ")
+        # a bear-off or a drop is worth what it scored (less with the Jacoby rule); a resignation
+        # at most a backgammon at the cube's value
+        worth = record.points if over_by is not None else 3 * max(cube, offer.cube if offer else 0)
+        if not 1 <= wins.value <= worth:
+            raise ValueError(f"line {wins.line}: 'Wins {wins.value} points', but the game was worth "
+                             f"{'at most ' if over_by is None else ''}{worth}")
+        record.winner, record.points = wins.player, wins.value
     return record
 
 
@@ -542,13 +573,10 @@ def read_mat(text: str) -> MatchRecord:
     records = []
     for game in games:
         try:
-            record = _replay(game, variant, checks)
+            record = _replay(game, variant, checks, resignations)
         except ValueError:
             _check_moves(checks, resignations)  # an earlier illegal move explains it better
             raise
-        last = record.actions[-1] if record.actions else None
-        if record.resigned and last is not None and last.kind == "move" and not last.steps:
-            resignations.add(len(checks) - 1)  # gnubg writes the roll of one who resigned ("54: ")
         records.append(record)
     _check_moves(checks, resignations)
     return MatchRecord(

@@ -34,9 +34,11 @@ COMMANDS = [
     "hint",
     "cube",
     "rollout",
+    "data",
     "moves",
     "show",
     "play",
+    "serve",
     "export",
     "grade",
 ]

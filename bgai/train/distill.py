@@ -47,15 +47,23 @@ class Afterstates:
 
 
 def selfplay_positions(
-    teacher: Evaluator, n: int, seed: int = 0, games: int = 256, noise: float = 0.03
+    teacher: Evaluator,
+    n: int,
+    seed: int = 0,
+    games: int = 256,
+    noise: float = 0.03,
+    starts: Callable[[int, torch.Generator], torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` (board, dice) pairs (boards int8, player on roll in row 1) from the teacher's 0-ply
     self-play: ``games`` games at once, each playing the move of highest teacher equity plus a
     normal number of standard deviation ``noise`` (0: purely greedy). Finished games restart
-    from the opening position, whose first roll may be a double (money-game practice)."""
+    from the opening position, whose first roll may be a double (money-game practice), or from
+    ``starts(k, generator)`` (``k`` boards) when given."""
     gen = torch.Generator().manual_seed(seed)
     start = torch.as_tensor(starting_board()).to(torch.int8)
-    boards = start.expand(games, 2, 25).clone()
+    if starts is None:
+        starts = lambda k, _: start.expand(k, 2, 25).clone()  # noqa: E731
+    boards = starts(games, gen).to(torch.int8)
     got_boards, got_dice, total = [], [], 0
     while total < n:
         dice = torch.randint(1, 7, (games, 2), generator=gen)
@@ -70,7 +78,7 @@ def selfplay_positions(
         finished = moved[:, 1].sum(1) == 0
         boards = swap_sides(moved)
         if finished.any():
-            boards[finished] = start
+            boards[finished] = starts(int(finished.sum()), gen).to(boards.dtype)
     return torch.cat(got_boards)[:n], torch.cat(got_dice)[:n]
 
 

@@ -1,0 +1,159 @@
+"""``bgai data build|label|info``: the position database for supervised training and its labels.
+
+    bgai data build runs/data/db1 --selfplay 200000 --backgame 100000 --seed 1
+    bgai data label runs/data/db1 --kind ply2 --shard 0/2 &   # two processes share the work
+    bgai data label runs/data/db1 --kind ply2 --shard 1/2 &
+    bgai data label runs/data/db1 --kind rollout --trials 36 --truncate 10 --classes backgame
+    bgai data info runs/data/db1
+
+A labelling run keeps every finished chunk; run the same command again to carry on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "data",
+        help="build a position database and label it with bgai's own search or rollouts",
+        description="The supervised-training data: positions from self-play and from back-game "
+        "set-ups, de-duplicated, classified and split; labels from n-ply search or rollouts "
+        "(resumable, shardable over processes).",
+    )
+    sub = parser.add_subparsers(dest="action", required=True, metavar="<action>")
+    build = sub.add_parser("build", help="play games and collect positions into FOLDER/positions.npz")
+    build.add_argument("folder")
+    build.add_argument("--player", default="best", help="who plays the games (default best)")
+    build.add_argument("--selfplay", type=int, default=20000, help="positions from self-play (default 20000)")
+    build.add_argument(
+        "--backgame",
+        type=int,
+        default=10000,
+        help="positions from games started at back-game set-ups (default 10000)",
+    )
+    build.add_argument("--noise", type=float, default=0.05, help="exploration: equity noise per move (0.05)")
+    build.add_argument("--seed", type=int, default=0)
+    build.add_argument("--force", action="store_true", help="replace an existing database")
+    label = sub.add_parser("label", help="label the database's positions (resumable)")
+    label.add_argument("folder")
+    label.add_argument("--kind", required=True, help="ply0, ply1, ply2 or rollout")
+    label.add_argument("--player", default="best", help="whose search labels (default best)")
+    label.add_argument("--classes", default="", help="only these classes, comma separated")
+    label.add_argument("--held-out-only", action="store_true", help="only the held-out part")
+    label.add_argument("--shard", default="0/1", help="K/N: this process labels every N-th position from K")
+    label.add_argument("--chunk", type=int, default=256, help="positions per saved chunk (default 256)")
+    label.add_argument("--trials", type=int, default=36, help="rollout trials per position (default 36)")
+    label.add_argument("--truncate", type=int, default=None, help="rollout truncation in plies")
+    label.add_argument("--rollout-ply", type=int, default=0, help="rollout checker play ply (default 0)")
+    label.add_argument("--seed", type=int, default=0)
+    label.add_argument("--hours", type=float, default=None, help="stop after this long (keeps what is done)")
+    info = sub.add_parser("info", help="counts per class, source and part, and the labels present")
+    info.add_argument("folder")
+    info.add_argument("--json", action="store_true")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return {"build": _build, "label": _label, "info": _info}[args.action](args)
+
+
+def _evaluator(spec: str):
+    from bgai.bots import evaluator_of
+    from bgai.specs import load_player
+
+    evaluator, _, _ = evaluator_of(load_player(spec), "labelling")
+    return evaluator
+
+
+def _build(args) -> int:
+    from pathlib import Path
+
+    from bgai.train.positions import build_database
+
+    path = Path(args.folder) / "positions.npz"
+    if path.exists() and not args.force:
+        raise ValueError(f"{path} exists: use --force to replace it, or another folder")
+    if args.selfplay < 0 or args.backgame < 0 or args.noise < 0:
+        raise ValueError("--selfplay, --backgame and --noise must not be negative")
+    evaluator = _evaluator(args.player)
+    total = args.selfplay + args.backgame
+    games = min(512, max(16, total // 400))
+    db = build_database(
+        evaluator,
+        args.selfplay,
+        args.backgame,
+        args.noise,
+        args.seed,
+        games,
+        meta={"player": args.player, "command": " ".join(sys.argv)},
+    )
+    db.save(path)
+    print(f"{len(db)} positions in {path}: {json.dumps(db.counts())}")
+    return 0
+
+
+def _label(args) -> int:
+    from tqdm import tqdm
+
+    from bgai.train.labels import LabelJob, label
+
+    try:
+        k, n = (int(x) for x in args.shard.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard must look like K/N, got {args.shard!r}") from None
+    job = LabelJob(
+        kind=args.kind,
+        player=args.player,
+        classes=tuple(c for c in args.classes.split(",") if c),
+        held_out_only=args.held_out_only,
+        shard=(k, n),
+        chunk=args.chunk,
+        trials=args.trials,
+        truncate=args.truncate,
+        rollout_plies=args.rollout_ply,
+        seed=args.seed,
+    )
+    evaluator = _evaluator(args.player)
+    bar = tqdm(unit="pos", file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    try:
+        labels = label(
+            evaluator,
+            args.folder,
+            job,
+            progress,
+            stop_after=None if args.hours is None else args.hours * 3600,
+        )
+    finally:
+        bar.close()
+    rate = len(labels.index) / labels.seconds if labels.seconds else float("nan")
+    print(
+        f"{len(labels.index)} positions labelled ({job.name}, shard {k}/{n}) in {labels.seconds:.0f} s "
+        f"({rate:.1f} per second): {job.path(args.folder)}"
+    )
+    return 0
+
+
+def _info(args) -> int:
+    from pathlib import Path
+
+    from bgai.train.labels import read_labels
+    from bgai.train.positions import PositionDatabase
+
+    db = PositionDatabase.load(args.folder)
+    labels = {}
+    for f in sorted((Path(args.folder) / "labels").glob("*.npz")):
+        lab = read_labels(f)
+        labels[f.name] = {"positions": len(lab.index), "seconds": round(lab.seconds, 1)}
+    report = {"positions": len(db), **db.counts(), "meta": db.meta, "labels": labels}
+    print(json.dumps(report, indent=None if args.json else 2))
+    return 0

@@ -1,0 +1,201 @@
+"""The position database for supervised training on bgai's own search and rollouts.
+
+Positions (player on roll in row 1, before the roll) come from two sources:
+
+* ``selfplay``: games of the current evaluator against itself from the opening position,
+  choosing the best 0-ply move plus normal noise of ``noise`` equity (exploration);
+* ``backgame``: the same kind of games started from random **back-game set-ups** (one side
+  holds two or three anchors in the other's home board and trails in the race, see
+  :func:`backgame_starts`), which self-play from the opening hardly ever reaches; the games run
+  on through containment, primes, crashed boards and bear-offs against contact.
+
+The database is de-duplicated, each position classified (:data:`CLASSES`, see
+:func:`classify`), and split into training and held-out parts by a hash of the board, so a
+position lands in the same part in every database. Positions both databases answer exactly
+(two-sided bear-offs) are left out: they need no label.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from bgai.bearoff.evaluator import is_bearoff
+from bgai.bearoff.two_sided import TWO_SIDED_CHECKERS
+from bgai.engine.board import CHECKERS, is_race, pip_counts
+from bgai.search.evaluator import Evaluator, terminal_probs
+from bgai.train.distill import selfplay_positions
+
+SOURCES = ("selfplay", "backgame")
+CLASSES = ("contact", "crashed", "backgame", "race", "bearoff")
+"""Position classes (a split of bgai's own, measured per class):
+
+* ``backgame``: contact, and a side holds two or more points (2+ checkers) in the other's home
+  board while trailing in the race;
+* ``crashed``: other contact positions where a side has six or more checkers on its own 1- to
+  3-points or borne off (its board has crashed or is crashing);
+* ``contact``: every other contact position;
+* ``race``: no contact, some checker still outside the home boards; ``bearoff``: all home.
+"""
+FORMAT = 1
+HELD_OUT_PER_MILLE = 100  # 10 % of positions, by board hash
+
+
+def classify(boards) -> np.ndarray:
+    """``(N,)`` index into :data:`CLASSES` of each board ``(N, 2, 25)``."""
+    b = torch.as_tensor(boards).long()
+    race = is_race(b)
+    pips = pip_counts(b)  # (N, 2): [opponent, on roll]
+    anchors = (b[:, :, 18:24] >= 2).sum(-1)  # points held in the other side's home board, per side
+    trailing = torch.stack([pips[:, 0] > pips[:, 1], pips[:, 1] > pips[:, 0]], 1)
+    backgame = ((anchors >= 2) & trailing).any(-1)
+    low = b[:, :, :3].sum(-1) + (CHECKERS - b.sum(-1))  # on the 1-3 points or off, per side
+    crashed = (low >= 6).any(-1)
+    codes = torch.full((len(b),), CLASSES.index("contact"))
+    codes[crashed] = CLASSES.index("crashed")
+    codes[backgame] = CLASSES.index("backgame")
+    codes[race] = CLASSES.index("race")
+    codes[is_bearoff(b)] = CLASSES.index("bearoff")
+    return codes.numpy().astype(np.int8)
+
+
+def backgame_starts(n: int, generator: torch.Generator) -> torch.Tensor:
+    """``n`` random back-game set-ups ``(n, 2, 25)`` int8, either side on roll.
+
+    The back-game side (X) holds two anchors (three, one time in four) of two or three
+    checkers on its points 19-24, may have a checker on the bar, and spreads the rest over its
+    points 1-18 (more towards home); the other side (O) is ahead in the race with zero to four
+    checkers off, the rest on points X does not occupy, mostly in O's home board and outfield.
+    """
+    rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,), generator=generator)))
+    out = np.zeros((n, 2, 25), dtype=np.int8)
+    k = 0
+    while k < n:
+        x = np.zeros(25, dtype=np.int64)
+        for point in rng.choice(np.arange(18, 24), 3 if rng.random() < 0.25 else 2, replace=False):
+            x[point] = rng.integers(2, 4)
+        x[24] = rng.random() < 0.2
+        weights = np.array([3.0] * 6 + [2.0] * 6 + [1.0] * 6)
+        x[:18] += rng.multinomial(CHECKERS - x.sum(), weights / weights.sum())
+        o = np.zeros(25, dtype=np.int64)
+        free = np.flatnonzero(x[23 - np.arange(18)] == 0)  # O's points 1-18 that X leaves open
+        o_weights = np.where(free < 6, 3.0, np.where(free < 12, 2.0, 0.5))
+        on_board = CHECKERS - rng.integers(0, 5)
+        o[free] = rng.multinomial(on_board, o_weights / o_weights.sum())
+        board = np.stack([o, x])
+        if pip_counts(board)[0] < pip_counts(board)[1]:  # O (row 0) ahead in the race
+            out[k] = board if rng.random() < 0.5 else board[::-1]
+            k += 1
+    return torch.as_tensor(out)
+
+
+@dataclass(frozen=True)
+class PositionDatabase:
+    """``boards`` ``(N, 2, 25)`` int8 (player on roll in row 1), ``source``/``klass`` indices
+    into :data:`SOURCES`/:data:`CLASSES`, ``held_out`` the evaluation part; ``meta`` how it was made."""
+
+    boards: np.ndarray
+    source: np.ndarray
+    klass: np.ndarray
+    held_out: np.ndarray
+    meta: dict
+
+    def __len__(self) -> int:
+        return len(self.boards)
+
+    def save(self, path: str | Path) -> None:
+        """Write the database atomically (a temporary file renamed into place)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(
+                f,
+                boards=self.boards,
+                source=self.source,
+                klass=self.klass,
+                held_out=self.held_out,
+                meta=json.dumps({**self.meta, "format": FORMAT}),
+            )
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> PositionDatabase:
+        """Read a database; a missing, corrupt or foreign file is a one-line ``ValueError``."""
+        path = Path(path)
+        if path.is_dir():
+            path = path / "positions.npz"
+        if not path.is_file():
+            raise ValueError(f"no position database at {path}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                db = cls(data["boards"], data["source"], data["klass"], data["held_out"], meta)
+        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path} is not a bgai position database ({type(exc).__name__})") from None
+        if meta.get("format") != FORMAT or db.boards.ndim != 3 or db.boards.shape[1:] != (2, 25):
+            raise ValueError(f"{path} is not a bgai position database of format {FORMAT}")
+        if not len(db.source) == len(db.klass) == len(db.held_out) == len(db.boards):
+            raise ValueError(f"{path} is corrupt: its arrays differ in length")
+        return db
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Positions per class, per source and per part."""
+        return {
+            "class": {name: int((self.klass == i).sum()) for i, name in enumerate(CLASSES)},
+            "source": {name: int((self.source == i).sum()) for i, name in enumerate(SOURCES)},
+            "part": {"train": int((~self.held_out).sum()), "held_out": int(self.held_out.sum())},
+        }
+
+
+def build_database(
+    evaluator: Evaluator,
+    selfplay: int,
+    backgame: int,
+    noise: float = 0.05,
+    seed: int = 0,
+    games: int = 512,
+    meta: dict | None = None,
+) -> PositionDatabase:
+    """About ``selfplay`` + ``backgame`` distinct positions (before de-duplication they are
+    drawn 10 % over), classified and split; see the module docstring."""
+    parts, sources = [], []
+    for code, wanted, starts in ((0, selfplay, None), (1, backgame, backgame_starts)):
+        if wanted <= 0:
+            continue
+        boards, _ = selfplay_positions(
+            evaluator, int(wanted * 1.1), seed=seed + code, games=games, noise=noise, starts=starts
+        )
+        parts.append(boards.to(torch.int8))
+        sources.append(torch.full((len(boards),), code, dtype=torch.int8))
+    if not parts:
+        raise ValueError("ask for some positions: selfplay and backgame are both 0")
+    boards, source = torch.cat(parts), torch.cat(sources)
+    keep = ~terminal_probs(boards)[1] & ~_exact(boards)
+    boards, source = boards[keep].numpy(), source[keep].numpy()
+    _, first = np.unique(boards.reshape(len(boards), -1), axis=0, return_index=True)
+    first = np.sort(first)
+    boards, source = boards[first], source[first]
+    return PositionDatabase(
+        boards,
+        source,
+        classify(boards),
+        held_out(boards),
+        {**(meta or {}), "seed": seed, "noise": noise, "selfplay": selfplay, "backgame": backgame},
+    )
+
+
+def held_out(boards: np.ndarray) -> np.ndarray:
+    """``(N,)`` bool: the held-out part, chosen by a fixed hash of each board."""
+    weights = np.random.default_rng(0x5EED).integers(1, 2**31, size=50)
+    key = boards.reshape(len(boards), -1).astype(np.int64) @ weights
+    return (key % 1000) < HELD_OUT_PER_MILLE
+
+
+def _exact(boards: torch.Tensor) -> torch.Tensor:
+    """Two-sided bear-offs: the exact table answers them; no label needed."""
+    return is_bearoff(boards) & (boards.long().sum(-1) <= TWO_SIDED_CHECKERS).all(-1)

@@ -38,6 +38,8 @@ import torch
 
 from bgai.engine.board import CHECKERS
 from bgai.engine.choice import segment_argmax
+from bgai.engine.dice import ROLL_COUNTS
+from bgai.engine.dice import ROLLS as DICE_ROLLS
 from bgai.engine.movegen import expand
 
 POINTS = 6
@@ -45,9 +47,10 @@ MAX_CHECKERS = CHECKERS
 MAX_ROLLS = 32
 DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "bearoff"
 
-# The 21 distinct rolls (high die first) and how many of the 36 outcomes each stands for.
-ROLLS = torch.tensor([(a, b) for a in range(1, 7) for b in range(1, a + 1)])
-ROLL_WEIGHTS = torch.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0).double()
+ROLLS = DICE_ROLLS.flip(-1)
+"""The 21 distinct rolls of :data:`bgai.engine.dice.ROLLS`, high die first."""
+ROLL_WEIGHTS = ROLL_COUNTS.double()
+"""How many of the 36 outcomes each of :data:`ROLLS` stands for."""
 
 _BINOMIAL = torch.tensor([[comb(n, k) for k in range(POINTS + 1)] for n in range(MAX_CHECKERS + POINTS + 1)])
 

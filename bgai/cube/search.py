@@ -54,13 +54,14 @@ from bgai.cube.money import cubeful_equity
 from bgai.cube.state import CubeState
 from bgai.engine.board import CHECKERS, swap_sides
 from bgai.engine.choice import segment_argmax
+from bgai.engine.dice import ROLL_COUNTS, ROLLS
 from bgai.engine.movegen import expand
 from bgai.model.probs import cubeless_equity, invert
 from bgai.search.evaluator import Evaluator, afterstate_values, terminal_probs
-from bgai.search.ply import MAX_BOARDS_PER_CHUNK, ROLL_WEIGHTS, ROLLS
+from bgai.search.ply import MAX_BOARDS_PER_CHUNK
 
 N_ROLLS = len(ROLLS)
-_ROLL_COUNTS = np.rint(ROLL_WEIGHTS.double().numpy() * 36)  # 1 for doubles, 2 for the others
+_ROLL_COUNTS = ROLL_COUNTS.double().numpy()  # 1 for doubles, 2 for the others
 
 
 def _average_over_rolls(values: np.ndarray) -> np.ndarray:
@@ -73,7 +74,7 @@ class RollTree:
     """The cubeless lookahead of ``n`` positions to ``plies`` plies.
 
     Leaf ``k`` of position ``i`` is row ``i * 21**plies + k``; ``k`` counts the rolls of the
-    first ply slowest (in :data:`bgai.search.ply.ROLLS` order). ``probs`` ``(n * 21**plies, 5)``
+    first ply slowest (in :data:`bgai.engine.dice.ROLLS` order). ``probs`` ``(n * 21**plies, 5)``
     are for the player on roll at the leaf (the root's player when ``plies`` is even), ``x``
     the leaf's cube efficiency.
     """

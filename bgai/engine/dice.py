@@ -1,9 +1,20 @@
-"""Dice for many games at once, including the opening roll, and seeded counter-based dice streams."""
+"""Dice for many games at once, including the opening roll, and seeded counter-based dice streams.
+
+:data:`ROLLS` and :data:`ROLL_WEIGHTS` are the one table of the 21 distinct rolls that the
+model's features, the bear-off databases, the search and the cube all average over.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
+
+ROLLS = torch.tensor([(a, b) for a in range(1, 7) for b in range(a, 7)])
+"""The 21 distinct rolls, ``(21, 2)``, low die first: 11, 12, ..., 16, 22, ..., 66."""
+ROLL_COUNTS = torch.where(ROLLS[:, 0] == ROLLS[:, 1], 1, 2)
+"""How many of the 36 outcomes of two dice each of :data:`ROLLS` stands for (1 for a double)."""
+ROLL_WEIGHTS = ROLL_COUNTS.float() / 36
+"""Probability of each of :data:`ROLLS`; they sum to 1."""
 
 
 def roll(
@@ -34,15 +45,16 @@ def dice_of(seed: int, streams: np.ndarray, turns: np.ndarray) -> np.ndarray:
     duplicate games (the bench) and the trials of different moves (rollouts) share dice.
     """
     with np.errstate(over="ignore"):
-        key = _mix(np.full(len(streams), seed & (2**64 - 1), dtype=np.uint64))
-        key = _mix(key + np.asarray(streams, dtype=np.uint64))
-        value = _mix(key + np.asarray(turns, dtype=np.uint64)) % np.uint64(36)
+        key = splitmix64(np.full(len(streams), seed & (2**64 - 1), dtype=np.uint64))
+        key = splitmix64(key + np.asarray(streams, dtype=np.uint64))
+        value = splitmix64(key + np.asarray(turns, dtype=np.uint64)) % np.uint64(36)
     value = value.astype(np.int64)
     return np.stack([value // 6 + 1, value % 6 + 1], 1)
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser (uint64 arithmetic wraps)."""
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser on ``uint64`` arrays (the arithmetic wraps): a fast, well-mixed
+    hash of a counter, behind the dice streams and the search's deterministic noise."""
     x = x + np.uint64(0x9E3779B97F4A7C15)
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import torch
 
+from bgai.engine.dice import ROLL_WEIGHTS
 from bgai.model.features import ROLLS, _escape_table
 
 CONTACT_FEATURES = (
@@ -51,7 +52,7 @@ def _tables(device: torch.device) -> dict[str, torch.Tensor]:
     return {
         k: v.to(device)
         for k, v in {
-            "weight": torch.tensor([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0,
+            "weight": ROLL_WEIGHTS,
             "spans": torch.tensor(spans).flatten(),
             "distances": torch.cat([torch.tensor([40]), torch.arange(1, 25)]),  # << 40: above every blot
             "bits": 2.0 ** torch.arange(25, dtype=torch.float64),

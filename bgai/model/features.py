@@ -24,8 +24,11 @@ from functools import lru_cache
 
 import torch
 
-# The 21 distinct rolls; a non-double counts for 2 of the 36.
-ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+from bgai.engine.dice import ROLL_COUNTS
+from bgai.engine.dice import ROLLS as _ROLL_TABLE
+
+ROLLS = tuple((a, b) for a, b in _ROLL_TABLE.tolist())
+"""The 21 distinct rolls of :data:`bgai.engine.dice.ROLLS` as pairs, for building the tables."""
 
 
 @lru_cache(maxsize=8)
@@ -44,7 +47,7 @@ def _tables(device: torch.device) -> dict[str, torch.Tensor]:
     return {
         "paths": torch.tensor(paths, device=device),  # (21, 2 orders, 4 cumulative steps)
         "reach": torch.tensor(reach, device=device),  # (21,) bit d-1 set: the roll covers distance d
-        "weight": torch.tensor([1.0 if a == b else 2.0 for a, b in ROLLS], device=device),
+        "weight": ROLL_COUNTS.to(device, torch.float32),  # a non-double counts for 2 of the 36
     }
 
 

@@ -36,15 +36,10 @@ import torch
 
 from bgai.engine.board import CHECKERS, swap_sides
 from bgai.engine.choice import segment_argmax
+from bgai.engine.dice import ROLL_WEIGHTS, ROLLS, splitmix64
 from bgai.engine.movegen import expand
 from bgai.model.probs import cubeless_equity, invert
 from bgai.search.evaluator import Evaluator, afterstate_values, pruner_of, terminal_probs
-
-_ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
-ROLLS = torch.tensor(_ROLLS)
-"""The 21 distinct rolls, ``(21, 2)``."""
-ROLL_WEIGHTS = torch.tensor([1 / 36 if a == b else 2 / 36 for a, b in _ROLLS])
-"""Probability of each of :data:`ROLLS`; they sum to 1."""
 
 MAX_BOARDS_PER_CHUNK = {"cpu": 16, "cuda": 4096}
 """Positions expanded over all 21 rolls in one go, by device type. On CPU small chunks (336
@@ -293,8 +288,8 @@ def position_noise(boards: torch.Tensor, seed: int = 0) -> torch.Tensor:
     b = torch.as_tensor(boards).reshape(len(boards), -1).cpu().numpy().astype(np.uint64)
     with np.errstate(over="ignore"):
         key = (b * _hash_weights(b.shape[1])).sum(1, dtype=np.uint64) + np.uint64(seed & (2**64 - 1))
-        u1 = (_splitmix64(key) >> np.uint64(11)).astype(np.float64) / 2.0**53
-        u2 = (_splitmix64(key ^ np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(11)).astype(np.float64) / 2.0**53
+        u1 = (splitmix64(key) >> np.uint64(11)).astype(np.float64) / 2.0**53
+        u2 = (splitmix64(key ^ np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(11)).astype(np.float64) / 2.0**53
     z = np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2 * np.pi * u2)
     return torch.as_tensor(z, dtype=torch.float32, device=torch.as_tensor(boards).device)
 
@@ -302,10 +297,3 @@ def position_noise(boards: torch.Tensor, seed: int = 0) -> torch.Tensor:
 @lru_cache(maxsize=4)
 def _hash_weights(size: int) -> np.ndarray:
     return np.random.default_rng(0xB6A1).integers(1, 2**58, size=size, dtype=np.uint64)
-
-
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))

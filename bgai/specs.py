@@ -31,7 +31,7 @@ small net and values only the chosen reply with ``best`` (:mod:`bgai.search.ply`
 candidates are still ranked by ``best``. It changes nothing at 0-ply. The pruner gets the
 bear-off databases too unless ``:nodb``.
 
-gnubg's named levels (reference/formats.md §8) as far as ``gnubg_nn`` allows:
+gnubg's named levels (docs/formats.md §8) as far as ``gnubg_nn`` allows:
 
 * ``beginner``, ``casual``, ``intermediate``, ``advanced``: gnubg's 0-ply net with
   deterministic evaluation noise of 0.060, 0.050, 0.030, 0.015 (equity standard deviation).

@@ -3,7 +3,7 @@
 For many (position, roll) pairs from every sampling kind and variant, the set of distinct
 resulting positions must be identical. Positions are compared as gnubg position keys: gnubg
 returns each as 20 letters A-P, the 10-byte key (the Position ID's bits, see
-reference/formats.md §1) written in hex with A = 0 ... P = 15, high nibble first; bgai's children
+docs/formats.md §1) written in hex with A = 0 ... P = 15, high nibble first; bgai's children
 are encoded to the same 10 bytes with a vectorised encoder, so no board is decoded one by one.
 A dance is an empty tuple in gnubg and the position itself in bgai.
 

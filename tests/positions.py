@@ -171,5 +171,5 @@ GNUBG_GAME = [
     ("WLcjAShsN94AAA", "61", "9/3 5/4", "3G3cAABYtyMBKA"),
     ("3G3cAABYtyMBKA", "53", "8/5 8/3", "tN0iASjcbdwAAA"),
 ]
-"""One game as gnubg played and printed it (reference/formats.md §1): (Position ID before,
+"""One game as gnubg played and printed it (docs/formats.md §1): (Position ID before,
 dice, the move in gnubg's notation, Position ID after with the opponent on roll). [verified]"""

@@ -56,7 +56,7 @@ def streams():
 def test_gnubg_keys_are_the_position_key_in_hex_letters():
     board = starting_board()
     key = gnubg_nn.key_of_board(board.tolist())
-    assert key == "OAHDPAABDAOAHDPAABDA"  # E0 73 F0 01 30 twice, reference/formats.md §1
+    assert key == "OAHDPAABDAOAHDPAABDA"  # E0 73 F0 01 30 twice, docs/formats.md §1
     assert diff.decode_gnubg_keys([key]).tobytes() == bytes.fromhex("E073F00130E073F00130")
     assert diff.position_keys(board[None]).tobytes() == bytes.fromhex("E073F00130E073F00130")
 

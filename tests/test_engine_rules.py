@@ -34,7 +34,7 @@ def test_the_fixture_helper_writes_the_standard_start():
     assert torch.equal(pos(show(tricky)), tricky) and tricky[0, 23] == 2 and tricky[0, 5] == 4
 
 
-# --- counts that gnubg gives (reference/formats.md §1) -----------------------------------------
+# --- counts that gnubg gives (docs/formats.md §1) -----------------------------------------
 
 START_COUNTS = {
     (1, 1): 42, (2, 1): 15, (2, 2): 75, (3, 1): 16, (3, 2): 17, (3, 3): 73, (4, 1): 14,

@@ -1,4 +1,4 @@
-"""gnubg Position ID, Match ID and GNUbgID: golden vectors from reference/formats.md §1-2,
+"""gnubg Position ID, Match ID and GNUbgID: golden vectors from docs/formats.md §1-2,
 error messages, and differential checks against the gnubg packages (marked ``gnubg``)."""
 
 import gnubg

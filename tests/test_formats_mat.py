@@ -1,4 +1,4 @@
-"""Jellyfish .mat files (reference/formats.md §5): gnubg's exact layout, a tolerant reader, and
+"""Jellyfish .mat files (docs/formats.md §5): gnubg's exact layout, a tolerant reader, and
 gnubg itself importing what we write (marked ``gnubg``)."""
 
 import copy

@@ -1,4 +1,4 @@
-"""Move notation: gnubg's printing and parsing rules (reference/formats.md §4), the
+"""Move notation: gnubg's printing and parsing rules (docs/formats.md §4), the
 move-application vectors of §1, and gnubg's own formatter as the oracle (marked ``gnubg``)."""
 
 import random

@@ -1,4 +1,4 @@
-"""XGID reading and writing: reference/formats.md §3 vectors, and gnubg's own importer as
+"""XGID reading and writing: docs/formats.md §3 vectors, and gnubg's own importer as
 the oracle (marked ``gnubg``)."""
 
 import gnubg

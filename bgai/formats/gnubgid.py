@@ -1,6 +1,6 @@
 """gnubg's Position ID, Match ID and the combined GNUbgID ``PositionID:MatchID``.
 
-Spec: reference/formats.md §1-2 (the gnubg manual's technical descriptions).
+Spec: docs/formats.md §1-2 (the gnubg manual's technical descriptions).
 
 Whose view: a Position ID always encodes the board from the view of the player **on roll**
 (gnubg's ``fMove``, the "dice owner"): the opponent's checkers are written first, then the

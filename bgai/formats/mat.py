@@ -1,4 +1,4 @@
-"""Jellyfish ``.mat`` match files, as gnubg writes and reads them (reference/formats.md §5).
+"""Jellyfish ``.mat`` match files, as gnubg writes and reads them (docs/formats.md §5).
 
 :func:`write_mat` reproduces the layout of gnubg 1.1's ``export match mat``: header comments,
 `` N point match``, then per game `` Game n``, the ``name : score`` line and numbered lines

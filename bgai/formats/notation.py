@@ -1,4 +1,4 @@
-"""Move notation as gnubg prints and reads it (reference/formats.md §4).
+"""Move notation as gnubg prints and reads it (docs/formats.md §4).
 
 A move is a list of checker steps ``(from, to)``: 1-based points of the **mover** (the player
 on roll, row 1 of the board), 25 = the bar, 0 = borne off. One step is one die.

@@ -1,4 +1,4 @@
-"""eXtreme Gammon's XGID: ``XGID=P:CV:CP:T:D:S1:S2:CJ:ML:MC`` (reference/formats.md §3).
+"""eXtreme Gammon's XGID: ``XGID=P:CV:CP:T:D:S1:S2:CJ:ML:MC`` (docs/formats.md §3).
 
 Whose view: the 26-character board ``P`` is always written from the **bottom** player X
 (gnubg player 1, uppercase), whoever is on roll; O (gnubg player 0, lowercase) is on top.

@@ -56,7 +56,7 @@ RATING_SCALE: tuple[tuple[str, float], ...] = (
     ("Beginner", 35.0),
     ("Awful!", math.inf),
 )
-"""gnubg's rating thresholds (gnubg manual, "Threshold for ratings"; reference/formats.md §8):
+"""gnubg's rating thresholds (gnubg manual, "Threshold for ratings"; docs/formats.md §8):
 each class covers error rates (x 1000) from the previous bound up to, not including, its own."""
 
 

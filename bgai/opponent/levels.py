@@ -1,4 +1,4 @@
-"""The strength ladder: one network, played at gnubg's named levels (reference/formats.md §8).
+"""The strength ladder: one network, played at gnubg's named levels (docs/formats.md §8).
 
 A level is a lookahead (plies, gnubg's numbering), a move filter for plies >= 1, and
 deterministic evaluation noise: a normal error of standard deviation ``noise`` (in cubeless

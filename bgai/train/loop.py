@@ -238,14 +238,15 @@ def _train(run_dir: Path, cfg: TrainConfig, resume: str | None, rank: int, world
 
 def next_steps(checkpoint: Path) -> str:
     """What to do with a trained checkpoint: the commands that bench, play and export it."""
-    folder = checkpoint.parent
-    return "\n".join([
-        "next:",
-        f"  bgai bench {checkpoint} pubeval --games 2000    # its strength: points per game against pubeval",
-        f"  bgai bench {checkpoint} best --games 2000       # against the network bgai ships",
-        f"  bgai play --opponent {checkpoint}               # play it in the terminal",
-        f"  bgai export {checkpoint} --level expert -o exports/{folder.name}   # a shareable opponent",
-    ])
+    steps = [
+        ("its strength against pubeval", f"bgai bench {checkpoint} pubeval --games 2000"),
+        ("against the shipped best", f"bgai bench {checkpoint} best --games 2000"),
+        ("play it", f"bgai play --opponent {checkpoint}"),
+        ("share it as an opponent",
+         f"bgai export {checkpoint} --level expert -o exports/{checkpoint.parent.name}"),
+    ]
+    width = max(len(why) for why, _ in steps) + 1
+    return "\n".join(["next:", *(f"  {why + ':':<{width}}  {command}" for why, command in steps)])
 
 
 # --- one update -------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ its ``bgai.json`` (``strength.paired``). The ladder is monotone when every inter
 zero. The judge remembers positions it has judged, so the paired pass costs mostly the deep
 levels' own searches.
 
-The markdown tables (for the README) are printed on stdout and written to ``<out>/ladder.md``
+The markdown tables (for docs/ladder.md) are printed on stdout and written to ``<out>/ladder.md``
 with the command that made them; progress goes to stderr.
 """
 

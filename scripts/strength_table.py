@@ -1,4 +1,4 @@
-"""The README's strength table: a player at 0, 1 and 2-ply against pubeval and gnubg 0-ply.
+"""The strength table of docs/strength.md: a player at 0, 1 and 2-ply against pubeval and gnubg 0-ply.
 
     python scripts/strength_table.py [--player best] [--games 10000,2000,400] [--seed 1]
 

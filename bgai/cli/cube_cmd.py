@@ -15,7 +15,6 @@ import json
 import sys
 
 MAX_PLIES = 2
-PROBS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
 def register(subparsers) -> None:
@@ -103,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _text(record: dict, redouble: bool = False) -> str:
     """gnubg's hint layout: the cubeless line, the three equities, the proper action."""
-    probs = [record["probs"][name] for name in PROBS]
+    probs = list(record["probs"].values())  # bgai.model.probs.OUTPUTS order
     money = ""
     if not record["cube"].startswith("money"):
         money = f" (Money: {record['cubeless_money_equity']:+.3f})"

@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 
-PROBS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
-
 
 def register(subparsers) -> None:
     from bgai.specs import SPEC_HELP
@@ -36,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     from bgai.bots import evaluator_of
     from bgai.formats import encode_position_id, read_position
-    from bgai.model.probs import cubeless_equity
+    from bgai.model.probs import OUTPUTS, cubeless_equity
     from bgai.moves import hint_moves, parse_dice
     from bgai.search.ply import evaluate_position
     from bgai.specs import load_player
@@ -60,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
                         "position_id": position_id,
                         "player": player.name,
                         "plies": plies,
-                        "probs": dict(zip(PROBS, probs, strict=True)),
+                        "probs": dict(zip(OUTPUTS, probs, strict=True)),
                         "equity": equity,
                     }
                 )
@@ -78,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             "position_id": m.position_id,
             "ply": m.ply,
             "equity": m.equity,
-            "probs": dict(zip(PROBS, m.probs, strict=True)),
+            "probs": dict(zip(OUTPUTS, m.probs, strict=True)),
         }
         for m in hint_moves(evaluator, board, roll, plies, move_filter)
     ]

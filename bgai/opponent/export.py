@@ -42,6 +42,7 @@ import torch
 
 from bgai.model.checkpoint import load_checkpoint, net_from_checkpoint, shipped_checkpoint
 from bgai.model.net import SplitNet, ValueNet
+from bgai.model.probs import OUTPUTS
 from bgai.opponent.levels import Level, get_level
 from bgai.search.ply import FILTERS
 
@@ -49,7 +50,7 @@ FORMAT = "bgai-opponent-v1"
 CONFIG_FILE = "bgai.json"
 WEIGHTS_FILE = "model.safetensors"
 ONNX_FILE = "model.onnx"
-OUTPUT_NAMES = ["win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"]
+OUTPUT_NAMES = list(OUTPUTS)
 CUBE_DEFAULTS = {
     "model": "janowski",
     "efficiency": "gnubg-default",

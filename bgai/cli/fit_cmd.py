@@ -1,0 +1,66 @@
+"""``bgai fit DB RUN --labels NAME[,NAME]``: fit a network to labelled positions (supervised).
+
+    bgai fit runs/data/db1 runs/fit/wide256 --labels ply2-best --init best --hidden 256
+
+Starts from ``--init`` (grown to ``--hidden``/``--encoding`` when they ask for more), fits the
+labels of the database's training part, measures the held-out part after every epoch and keeps
+``best.pt`` (lowest held-out loss) and ``latest.pt``; the same command again resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "fit",
+        help="fit a network to a labelled position database (supervised training)",
+        description="Supervised fitting of a network, started from a trained one, to the labels of a "
+        "position database (bgai data); held-out loss per epoch, early stopping, resumable.",
+    )
+    parser.add_argument("database", help="the database folder (bgai data build)")
+    parser.add_argument("run_dir", metavar="run", help="the run folder (created; an existing one is resumed)")
+    parser.add_argument(
+        "--labels",
+        required=True,
+        help="label names, comma separated (later ones win on shared positions), e.g. ply2-best",
+    )
+    parser.add_argument("--init", default="best", help="start from this checkpoint or shipped name (best)")
+    parser.add_argument("--hidden", default="", help="hidden sizes, e.g. 256 or 256,128 (default: init's)")
+    parser.add_argument("--encoding", default="", help="input encoding (default: init's)")
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--lr", type=float, default=3e-4, help="Adam step size (default 3e-4)")
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--loss", default="mse", help="mse or ce")
+    parser.add_argument(
+        "--patience", type=int, default=4, help="epochs without a better held-out loss before stopping"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bgai.train.fit import FitConfig, fit
+
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
+    except ValueError:
+        raise ValueError(f"--hidden must be sizes like 256 or 256,128, got {args.hidden!r}") from None
+    cfg = FitConfig(
+        database=args.database,
+        labels=tuple(n for n in args.labels.split(",") if n),
+        init=args.init,
+        hidden=hidden,
+        encoding=args.encoding,
+        epochs=args.epochs,
+        lr=args.lr,
+        batch=args.batch,
+        loss=args.loss,
+        patience=args.patience,
+        seed=args.seed,
+    )
+    fit(cfg, args.run_dir, log=lambda line: print(line, flush=True))
+    best = f"{args.run_dir}/best.pt"
+    print(f"best held-out net: {best}  (bench it: bgai bench {best} best --games 2000)")
+    return 0

@@ -1,0 +1,140 @@
+"""The supervised-training pipeline: position database, labels, fitting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from bgai.bots import evaluator_of
+from bgai.cli.main import main
+from bgai.engine.board import pip_counts, validate_board
+from bgai.specs import load_player
+from bgai.train.fit import FitConfig, fit
+from bgai.train.labels import LabelJob, label, load_labels
+from bgai.train.positions import CLASSES, PositionDatabase, backgame_starts, build_database, classify
+from tests.positions import pos
+
+
+@pytest.fixture(scope="module")
+def best():
+    return evaluator_of(load_player("best"), "tests")[0]
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory, best) -> str:
+    folder = tmp_path_factory.mktemp("db")
+    db = build_database(best, selfplay=300, backgame=200, seed=3, games=16)
+    db.save(folder / "positions.npz")
+    return str(folder)
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("x 24:2 13:5 8:3 6:5; o 1:2 12:5 17:3 19:5", "contact"),
+        ("x 20:2 21:2 13:3 6:4 5:4; o 1:3 2:3 3:3 4:3 5:3", "backgame"),  # x holds o's 5 and 4 points, trails
+        ("x 8:2 3:5 2:5 1:3; o 4:2 12:3 19:5 20:5", "crashed"),
+        ("x 12:5 6:5 5:5; o 19:5 20:5 13:5", "race"),
+        ("x 6:5 5:5 4:5; o 19:5 20:5 21:5", "bearoff"),
+    ],
+)
+def test_positions_are_classified_in_the_games_terms(text, name):
+    assert CLASSES[classify(pos(text)[None])[0]] == name
+
+
+def test_backgame_starts_are_legal_back_games_with_the_other_side_ahead():
+    boards = backgame_starts(200, torch.Generator().manual_seed(0))
+    for b in boards.numpy():
+        validate_board(b)
+    assert (classify(boards) == CLASSES.index("backgame")).mean() > 0.95
+    pips = pip_counts(boards.long())
+    anchors = (boards[:, :, 18:24] >= 2).sum(-1)
+    back_side = anchors.argmax(-1)
+    assert (pips[torch.arange(len(boards)), back_side] > pips[torch.arange(len(boards)), 1 - back_side]).all()
+
+
+def test_database_is_distinct_unfinished_classified_and_split_by_board(database):
+    db = PositionDatabase.load(database)
+    flat = db.boards.reshape(len(db), -1)
+    assert len(np.unique(flat, axis=0)) == len(db)
+    assert (db.boards.sum(-1) > 0).all()
+    assert np.array_equal(db.klass, classify(db.boards))
+    assert set(np.unique(db.source)) == {0, 1}
+    assert 0.03 < db.held_out.mean() < 0.2
+    again = build_database(
+        evaluator_of(load_player("best"), "t")[0], selfplay=300, backgame=200, seed=3, games=16
+    )
+    assert np.array_equal(again.boards, db.boards)  # same seed, same database
+    assert sum(db.counts()["class"].values()) == len(db)
+
+
+def test_a_corrupt_or_missing_database_is_a_one_line_error(tmp_path):
+    with pytest.raises(ValueError, match="no position database"):
+        PositionDatabase.load(tmp_path)
+    (tmp_path / "positions.npz").write_bytes(b"not a database")
+    with pytest.raises(ValueError, match="not a bgai position database"):
+        PositionDatabase.load(tmp_path)
+
+
+def test_labels_resume_after_each_chunk_and_shards_cover_the_database(database, best):
+    job = LabelJob(kind="ply0", chunk=100, shard=(0, 2))
+    first = label(best, database, job, stop_after=0.0)  # one chunk, then stop
+    assert len(first.index) == 100
+    done = label(best, database, job)
+    other = label(best, database, LabelJob(kind="ply0", chunk=100, shard=(1, 2)))
+    merged = load_labels(database, "ply0-best")
+    db = PositionDatabase.load(database)
+    assert np.array_equal(merged.index, np.arange(len(db)))
+    expected = best.evaluate(torch.as_tensor(db.boards)).numpy()
+    np.testing.assert_allclose(merged.probs, expected, atol=1e-5)
+    assert len(done.index) + len(other.index) == len(db)
+    with pytest.raises(ValueError, match="other settings"):
+        label(best, database, LabelJob(kind="ply0", chunk=100, shard=(0, 2), seed=5))
+
+
+def test_rollout_labels_carry_their_standard_errors(database, best):
+    job = LabelJob(kind="rollout", trials=6, truncate=2, classes=("backgame",), chunk=4)
+    labels = label(best, database, job, stop_after=0.0)
+    db = PositionDatabase.load(database)
+    assert (db.klass[labels.index] == CLASSES.index("backgame")).all()
+    assert (labels.se > 0).all() and np.isfinite(labels.probs).all()
+
+
+def test_fit_starts_from_the_trained_net_keeps_the_best_and_resumes(database, best, tmp_path):
+    label(best, database, LabelJob(kind="ply0", chunk=1000))
+    cfg = FitConfig(database=database, labels=("ply0-best",), hidden=(160,), epochs=1, lr=1e-4)
+    first = fit(cfg, tmp_path / "run", log=lambda _: None)
+    assert (tmp_path / "run" / "best.pt").exists() and (tmp_path / "run" / "latest.pt").exists()
+    lines = []
+    longer = FitConfig(database=database, labels=("ply0-best",), hidden=(160,), epochs=2, lr=1e-4)
+    fit(longer, tmp_path / "run", log=lines.append)
+    assert lines[0] == "resuming at epoch 1" and lines[-1].startswith("epoch 2")
+    assert first["equity_mae"] < 0.05  # the grown net starts where best is: its own 0-ply labels
+    with pytest.raises(ValueError, match="other settings"):
+        fit(FitConfig(database=database, labels=("ply0-best",), lr=1e-2), tmp_path / "run")
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(loss="l1"), "loss must be"),
+        (dict(epochs=0), "epochs must be"),
+        (dict(lr=0), "lr must be"),
+        (dict(labels=()), "at least one label"),
+    ],
+)
+def test_bad_fit_settings_are_one_line_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        FitConfig(**{"database": "x", "labels": ("ply2-best",), **kwargs})
+
+
+def test_cli_refuses_bad_data_commands(database, capsys):
+    assert main(["data", "build", database]) == 2
+    assert "exists" in capsys.readouterr().err
+    assert main(["data", "label", database, "--kind", "ply2", "--shard", "2/2"]) == 2
+    assert "shard must be" in capsys.readouterr().err
+    assert main(["data", "label", database, "--kind", "ply9"]) == 2
+    assert "unknown label kind" in capsys.readouterr().err
+    assert main(["data", "info", database, "--json"]) == 0
+    assert '"positions"' in capsys.readouterr().out

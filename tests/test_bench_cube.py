@@ -99,7 +99,7 @@ def test_a_pass_ends_the_game_for_the_cube_before_the_double():
 
 def test_a_beaver_quadruples_the_cube_and_the_beaver_owns_it():
     beaver = Scripted("beaver", answer=lambda s: "beaver")
-    result = cubeful_duel(beaver, beaver, 2, seed=5, record=True)
+    result = cubeful_duel(beaver, beaver, 2, seed=5, rules=CubeRules(max_cube=64), record=True)
     for game in result.records.games:
         actions = cube_actions(game)
         assert [(kind, cube) for kind, _, cube in actions] == [
@@ -254,7 +254,7 @@ def test_gnubg_players_answer_the_cube_from_gnubgs_probabilities():
 def test_bench_cube_and_match_commands(capsys, tmp_path):
     assert main(["bench", "pubeval", "random", "--cube", "--games", "4", "--threads", "1", "--json"]) == 0
     money = json.loads(capsys.readouterr().out)
-    assert (money["ppg"], money["jacoby"], money["beavers"], money["max_cube"]) == (1.0, True, True, 64)
+    assert (money["ppg"], money["jacoby"], money["beavers"], money["max_cube"]) == (1.0, True, True, 4096)
     assert set(money["a_cube"]) == {"doubles", "takes", "passes", "beavers"}
     args = ["bench", "pubeval", "pubeval", "--match", "1", "--games", "2", "--threads", "1"]
     assert main([*args, "--save-games", str(tmp_path / "m.mat")]) == 0

@@ -10,10 +10,11 @@ from :func:`bgai.bots.cube.cube_sense` (pubeval and random never double and alwa
 player on roll may double if the cube state allows it (:class:`~bgai.cube.CubeState`: cube
 centred or own, and in a match not in the Crawford game, not as the post-Crawford leader,
 not when the cube already covers what he needs) and the doubled cube stays within
-``max_cube`` (64 by default, gnubg's limit). The opponent takes (and owns the cube at twice
-the value), passes (the game ends: the doubler wins the cube's value *before* the double) or,
-in money play with beavers on, beavers (takes and redoubles at once, keeping ownership: the
-cube is worth four times as much); a beaver that would pass ``max_cube`` counts as a take.
+``max_cube`` (by default gnubg's limit, :data:`bgai.cube.state.MAX_CUBE`). The opponent takes
+(and owns the cube at twice the value), passes (the game ends: the doubler wins the cube's
+value *before* the double) or, in money play with beavers on, beavers (takes and redoubles at
+once, keeping ownership: the cube is worth four times as much); a beaver that would pass
+``max_cube`` counts as a take.
 Raccoons are not played. Then the dice are rolled and the move played.
 
 **Scoring.** A game ends by bearing off (cube x 1, 2 or 3) or by a pass. In money play with
@@ -52,13 +53,12 @@ from bgai.bench.records import move_action
 from bgai.bots.cube import ANSWERS, cube_sense
 from bgai.bots.players import Player
 from bgai.cube import CubeState, Owner
+from bgai.cube.state import MAX_CUBE
 from bgai.engine.board import checkers_per_side, game_value, starting_board, swap_sides
 from bgai.engine.steps import move_steps
 from bgai.formats import mat
 
 MAX_TURNS = 10_000
-MAX_CUBE = 64
-"""gnubg's cube limit: no double past 64 (and no beaver past it)."""
 
 
 @dataclass(frozen=True)

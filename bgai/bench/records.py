@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from bgai.cube.state import MAX_CUBE
 from bgai.engine.steps import Step, move_steps
 from bgai.formats.mat import Action, GameRecord, MatchRecord
 
@@ -33,7 +34,7 @@ def mat_names(a: str, b: str) -> tuple[str, str]:
     return clean[0], clean[1]
 
 
-def money_comment(cube: bool, jacoby: bool = True, beavers: bool = True, max_cube: int = 64) -> str:
+def money_comment(cube: bool, jacoby: bool = True, beavers: bool = True, max_cube: int = MAX_CUBE) -> str:
     """The header comment of a money session: its rules, which a .mat file has no place for.
 
     gnubg scores an imported money game with its own Jacoby setting (on by default), so a

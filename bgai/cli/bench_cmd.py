@@ -10,7 +10,7 @@ Duplicate dice by default (each dice stream played twice, seats swapped), three 
 * ``--match N``: matches to N points with the Crawford rule; A's match-winning chance with its
   95 % interval. ``--games`` then counts matches.
 
-The cube never goes past ``--max-cube`` (64, gnubg's limit). Players without cube sense
+The cube never goes past ``--max-cube`` (by default 4096, gnubg's limit). Players without cube sense
 (pubeval, random) never double and always take (:mod:`bgai.bots.cube`).
 
 ``--save-games FILE.mat`` writes every game as a Jellyfish .mat file gnubg imports: a money
@@ -65,7 +65,7 @@ def register(subparsers) -> None:
         help="with --cube: the taker may beaver (take and redouble at once) (default on)",
     )
     parser.add_argument(
-        "--max-cube", type=int, default=64, help="highest cube value, a power of two (default 64)"
+        "--max-cube", type=int, help="highest cube value, a power of two (default 4096, gnubg's limit)"
     )
     parser.add_argument(
         "--save-games",
@@ -96,7 +96,7 @@ def _check(args: argparse.Namespace) -> list[str]:
         raise ValueError("--league plays cubeless money games only, without --save-games")
     if not args.cube and (args.jacoby is not None or args.beavers is not None):
         raise ValueError("--jacoby and --beavers are money-play cube rules: use them with --cube")
-    if args.max_cube != 64 and not cubeful:
+    if args.max_cube is not None and not cubeful:
         raise ValueError("--max-cube needs --cube or --match")
     if not 1 <= args.parallel <= MAX_PARALLEL:
         raise ValueError(f"--parallel must lie in 1..{MAX_PARALLEL} (games at once), got {args.parallel}")
@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     from bgai.bench import duel, league
     from bgai.bench.cubeful import CubeRules, cubeful_duel, match_duel
     from bgai.bench.records import duel_session
+    from bgai.cube.state import MAX_CUBE
     from bgai.specs import load_player
 
     specs = _check(args)
@@ -132,19 +133,20 @@ def run(args: argparse.Namespace) -> int:
         parallel=args.parallel,
         progress=sys.stderr.isatty() and not args.json,
     )
+    max_cube = MAX_CUBE if args.max_cube is None else args.max_cube
     if args.league:
         result = league(players, args.games, args.seed, **options)
     elif args.cube:
         rules = CubeRules(
             jacoby=True if args.jacoby is None else args.jacoby,
             beavers=True if args.beavers is None else args.beavers,
-            max_cube=args.max_cube,
+            max_cube=max_cube,
         )
         result = cubeful_duel(*players, args.games, args.seed, rules=rules, record=record, **options)
         records = [result.records]
     elif args.match is not None:
         result = match_duel(
-            *players, args.games, args.match, args.seed, max_cube=args.max_cube, record=record, **options
+            *players, args.games, args.match, args.seed, max_cube=max_cube, record=record, **options
         )
         records = result.records
     else:

@@ -436,6 +436,54 @@ def test_a_slow_request_does_not_block_the_others(monkeypatch):
         thread.join(10)
 
 
+def test_concurrent_move_requests_are_answered_in_batches(monkeypatch):
+    uvicorn = pytest.importorskip("uvicorn")
+    opponents = Opponents(["beginner"])
+    bot = opponents.bot("beginner")
+    asked = [(OPENING, dice) for dice in ("31", "42", "53", "64", "65", "21", "11", "66")]
+    asked += [(XGID_ROLLED, "52"), (XGID_ROLLED, "33")]
+    expected = [bot.choose_move(position, dice) for position, dice in asked]
+    calls, choose = [], bot.player.choose
+
+    def slow_choose(boards, dice):
+        calls.append(len(boards))
+        time.sleep(0.3)  # long enough for the other requests to queue up behind this batch
+        return choose(boards, dice)
+
+    monkeypatch.setattr(bot.player, "choose", slow_choose)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(opponents), host="127.0.0.1", port=port, log_level="error")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.02)
+        answers = [None] * len(asked)
+
+        def post(k):
+            body = json.dumps({"position": asked[k][0], "dice": asked[k][1], "opponent": "beginner"}).encode()
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/move", body, {"Content-Type": "application/json"}
+            )
+            with urllib.request.urlopen(request, timeout=20) as response:
+                answers[k] = json.loads(response.read())["move"]
+
+        clients = [threading.Thread(target=post, args=(k,)) for k in range(len(asked))]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join(20)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert answers == expected
+    assert sum(calls) == len(asked) and len(calls) < len(asked) and max(calls) > 1, calls
+
+
 def test_serve_command_checks_its_arguments(capsys):
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port must be 0-65535" in capsys.readouterr().err

@@ -141,6 +141,28 @@ class Page:
         if dests:
             dests[0].click()
 
+    def drag_step(self) -> bool:
+        """Drag a checker onto a point it may go to (found by picking it first, then putting it back)."""
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        for point in [c.get_attribute("data-point") for c in self.find(".checker.movable")]:
+            mine = f'.checker.movable[data-point="{point}"]'
+            self.find(mine)[0].click()
+            dests = self.find("rect.dest")
+            if not dests:  # it had one place to go and went there: take it back
+                self.click("undo")
+                continue
+            to = dests[0].rect
+            self.find(mine)[0].click()  # put it down again: nothing is picked
+            assert not self.find("rect.dest")
+            source = self.find(mine)[0]
+            dx = to["x"] + to["width"] / 2 - (source.rect["x"] + source.rect["width"] / 2)
+            dy = to["y"] + to["height"] / 2 - (source.rect["y"] + source.rect["height"] / 2)
+            drag = ActionChains(self.d).click_and_hold(source).move_by_offset(round(dx / 2), round(dy / 2))
+            drag.move_by_offset(round(dx) - round(dx / 2), round(dy) - round(dy / 2)).release().perform()
+            return True
+        return False
+
     def play_hint(self) -> str:
         """Play the best move of the hint list: a click on it, then Done."""
         self.click("hint")
@@ -183,6 +205,8 @@ def test_play_a_match_in_the_browser(server, browser, tmp_path):
     page.click("undo")
     assert page.pips() == start_pips, "undo puts the checker back"
     page.shot("1-move")
+    assert page.drag_step(), "no checker with a choice of points to drag to"
+    assert page.pips()[0] < start_pips[0] and page.button("undo").is_enabled(), "the dragged checker moved"
     awaiting = page.play_move()
     moves_played += 1
     assert "You play" in page.log()

@@ -14,6 +14,7 @@ with ``{"error": "one line"}``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import re
@@ -286,11 +287,21 @@ def create_app(
 
     # --- the analysis API --------------------------------------------------------------------
 
+    batchers: dict[str, MoveBatcher] = {}
+
     @app.post("/api/move", tags=["analysis"], summary="The move the opponent plays (or the best at a ply)")
     async def move(request: MoveRequest) -> dict:
-        return await off_loop(
-            ask.best_move, opponents, request.position, request.dice, request.opponent, request.plies
-        )
+        if request.plies is not None:
+            return await off_loop(
+                ask.best_move, opponents, request.position, request.dice, request.opponent, request.plies
+            )
+        key = request.opponent or opponents.default
+        bot = opponents.loaded(key) or await off_loop(opponents.bot, key)
+        board, roll = ask.read_move_request(request.position, request.dice)
+        if key not in batchers:
+            batchers[key] = MoveBatcher(partial(off_loop, ask.choose_moves, bot))
+        played, after = await batchers[key].ask(board, roll)
+        return ask.move_answer(opponents, request.opponent, played, after, roll, bot.plies)
 
     @app.post("/api/hint", tags=["analysis"], summary="Every legal move, ranked (as bgai hint)")
     async def hint(request: HintRequest) -> dict:
@@ -351,3 +362,45 @@ class BodyLimit:
             return message
 
         await self.app(scope, counted, send)
+
+
+class MoveBatcher:
+    """Concurrent move requests for one opponent, answered by one call of its batched player.
+
+    Lives on the event loop: a request joins the queue; while a batch is being chosen (in a
+    worker thread) the next requests wait, and the whole queue goes next, up to ``limit``. One
+    request alone is a batch of one; under load the batches grow, and the engine and network,
+    whose cost per call hardly depends on the batch size, serve many requests per call.
+    """
+
+    def __init__(self, choose, limit: int = 256) -> None:
+        self.choose, self.limit = choose, int(limit)
+        self.queue: list[tuple[object, tuple[int, int], asyncio.Future]] = []
+        self.running = False
+        self.batches = 0
+
+    async def ask(self, board, roll: tuple[int, int]):
+        future = asyncio.get_running_loop().create_future()
+        self.queue.append((board, roll, future))
+        if not self.running:
+            self.running = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self.queue:
+                batch, self.queue = self.queue[: self.limit], self.queue[self.limit :]
+                self.batches += 1
+                try:
+                    answers = await self.choose([b for b, _, _ in batch], [r for _, r, _ in batch])
+                except Exception as exc:  # every request of the batch gets the error
+                    for _, _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                for (_, _, future), answer in zip(batch, answers, strict=True):
+                    if not future.done():
+                        future.set_result(answer)
+        finally:
+            self.running = False

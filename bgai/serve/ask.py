@@ -10,13 +10,16 @@ at ``plies`` instead of its own lookahead. The same library calls answer as ``bg
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
+import numpy as np
 import torch
 
 from bgai.cube.report import cube_records, read_cube_position
-from bgai.formats import MatchState, encode_gnubg_id, read_position
+from bgai.engine.board import swap_sides
+from bgai.formats import MatchState, encode_gnubg_id, encode_position_id, read_position
 from bgai.model.probs import cubeless_equity
-from bgai.moves import apply_move, hint_moves, position_and_roll
+from bgai.moves import apply_move, hint_moves, legal_moves_batch, position_and_roll
 from bgai.search.ply import evaluate_position
 from bgai.serve.state import PROBS, Opponents
 
@@ -46,26 +49,64 @@ def _live(position: str):
     return board, match_state
 
 
+def read_move_request(position: str, dice=None) -> tuple[np.ndarray, tuple[int, int]]:
+    """The board (player on roll in row 1) and roll of a move request; ``ValueError`` if malformed."""
+    return position_and_roll(position, dice)
+
+
+def choose_moves(
+    bot, boards: Sequence[np.ndarray], rolls: Sequence[tuple[int, int]]
+) -> list[tuple[str, str]]:
+    """The moves ``bot`` plays in many positions at once: one call of its batched player.
+
+    Each answer is ``(move, Position ID after it)``, the move written as
+    :func:`bgai.legal_moves` writes it (``""`` and the position passed over for a dance),
+    exactly what ``bot.choose_move`` answers one position at a time.
+    """
+    boards = np.stack(boards).astype(np.int8)
+    dice = np.array(rolls)
+    chosen = bot.player.choose(torch.as_tensor(boards), torch.as_tensor(dice)).cpu().numpy()
+    answers = []
+    for board, after, moves in zip(boards, chosen, legal_moves_batch(boards, dice), strict=True):
+        target = encode_position_id(swap_sides(after))
+        if not moves:
+            answers.append(("", encode_position_id(swap_sides(board))))
+            continue
+        move = next((notation for notation, pid in moves if pid == target), None)
+        if move is None:
+            raise RuntimeError(f"{bot.name} chose a position that is not a legal move ({target})")
+        answers.append((move, target))
+    return answers
+
+
 def best_move(
     opponents: Opponents, position: str, dice=None, opponent: str | None = None, plies: int | None = None
 ) -> dict:
     """The move the opponent plays (its own level, noise included); with ``plies``, the best
-    move of ``bgai hint`` at that lookahead. ``move`` is ``""`` when no move is legal."""
+    move of ``bgai hint`` at that lookahead. ``move`` is ``""`` when no move is legal.
+
+    The server answers the first kind in batches (:func:`choose_moves`); this is the one-position form.
+    """
     bot = opponents.bot(opponent)
-    board, roll = position_and_roll(position, dice)
+    board, roll = read_move_request(position, dice)
     if plies is None:
-        move = bot.choose_move(position, roll)
+        [(move, after)] = choose_moves(bot, [board], [roll])
         used = bot.plies
     else:
         used = _plies(bot, plies)
         ranked = hint_moves(_evaluator(bot, "a move at a chosen ply"), board, roll, used, bot.move_filter)
         move = ranked[0].move if ranked else ""
+        after = apply_move(position, roll, move)
+    return move_answer(opponents, opponent, move, after, roll, used)
+
+
+def move_answer(opponents: Opponents, opponent: str | None, move: str, after: str, roll, plies: int) -> dict:
     return {
         "move": move,
-        "position_id": apply_move(position, roll, move),
+        "position_id": after,
         "dice": list(roll),
         "opponent": opponents.default if opponent is None else opponent,
-        "plies": used,
+        "plies": plies,
     }
 
 

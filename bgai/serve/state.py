@@ -111,6 +111,10 @@ class Opponents:
     def listing(self) -> list[dict]:
         return [dataclasses.asdict(entry) for entry in self.entries.values()]
 
+    def loaded(self, key: str | None):
+        """The bot offered as ``key`` if it is loaded already (no waiting, for the event loop), else None."""
+        return self._bots.get(self.default if key is None else key)
+
     def bot(self, key: str | None):
         """The :class:`bgai.play.Bot` offered as ``key`` (``ValueError`` for a name not offered)."""
         key = self.default if key is None else key
@@ -343,7 +347,7 @@ class Game:
         started = bool(s.record.games)
         return {
             "game_id": self.id,
-            "opponent": {"key": self.opponent, "name": s.names[BOT]},
+            "opponent": {"key": self.opponent, "name": s.names[BOT], "hints": s.bot.evaluator is not None},
             "variant": s.variant,
             "match_length": s.match_length,
             "score": {"bot": s.score[0], "you": s.score[1]},

@@ -403,7 +403,7 @@ function render() {
   $("undo").disabled = !(awaiting === "move" && path.length);
   $("done").disabled = !(awaiting === "move" && node && node.move !== null);
   $("next").disabled = awaiting !== "next";
-  $("hint").disabled = !["roll", "move", "answer"].includes(awaiting);
+  $("hint").disabled = !["roll", "move", "answer"].includes(awaiting) || !S.opponent.hints;
   for (const n of [1, 2, 3]) $(`resign-${n}`).disabled = !(S && !busy && S.can_resign);
   $("new-match").disabled = busy;
   const p = pips(board);

@@ -47,8 +47,8 @@ from bgai.bots import evaluator_of  # noqa: E402
 from bgai.cube import CubeState, analyse_cube  # noqa: E402
 from bgai.cube.analysis import answer_to_double, cube_efficiencies, doubles  # noqa: E402
 from bgai.cube.search import cube_analysis, roll_tree  # noqa: E402
-from bgai.engine.board import is_race, starting_board, swap_sides  # noqa: E402
-from bgai.engine.sampling import KINDS, sample_positions  # noqa: E402
+from bgai.engine.board import is_race  # noqa: E402
+from bgai.engine.sampling import KINDS, play_positions, sample_positions  # noqa: E402
 from bgai.search.evaluator import GnubgEvaluator  # noqa: E402
 from bgai.specs import load_player  # noqa: E402
 
@@ -66,19 +66,9 @@ CLOSE = 0.1
 def selfplay_boards(spec: str, n_wanted: int, seed: int, games: int = 64) -> torch.Tensor:
     """Positions before the roll (player on roll in row 1) from games of ``spec`` against itself."""
     player = load_player(spec)
-    gen = torch.Generator().manual_seed(seed)
-    start = torch.as_tensor(starting_board())
-    boards = start.expand(games, 2, 25).clone()
-    got, total = [], 0
-    while total < n_wanted:
-        got.append(boards.clone())
-        total += games
-        dice = torch.randint(1, 7, (games, 2), generator=gen)
-        moved = player.choose(boards, dice)
-        finished = moved[:, 1].sum(1) == 0
-        boards = swap_sides(moved).contiguous()
-        boards[finished] = start
-    return torch.cat(got)
+    whole_turns = -(-n_wanted // games) * games  # every game's position of each turn played
+    boards, _ = play_positions(whole_turns, lambda b, d, _: player.choose(b, d), seed, games)
+    return boards
 
 
 def candidate_boards(args) -> torch.Tensor:

@@ -13,6 +13,8 @@ Differential tests and benchmarks need many realistic positions, not only openin
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from bgai.engine.board import is_race, pip_counts, starting_board, swap_sides
@@ -21,6 +23,47 @@ from bgai.engine.movegen import expand
 
 KINDS = ("random", "greedy", "race", "bearoff")
 
+Mover = Callable[[torch.Tensor, torch.Tensor, torch.Generator], torch.Tensor]
+"""``(boards (N, 2, 25), dice (N, 2), generator) -> afterstates (N, 2, 25)``, mover still in row 1:
+how the games of :func:`play_positions` are played."""
+Starts = Callable[[int, torch.Generator], torch.Tensor]
+"""``(k, generator) -> k`` boards to start (or restart) games from, player on roll in row 1."""
+
+
+def play_positions(
+    n: int,
+    move: Mover,
+    seed: int = 0,
+    games: int = 256,
+    starts: Starts | None = None,
+    keep: Callable[[torch.Tensor], torch.Tensor] | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` (board, dice) pairs met in ``games`` games played at once by ``move`` (the one
+    self-play loop of the project: position corpora, distillation data, cube studies).
+
+    Boards are int8 with the player on roll in row 1, before the roll; ``dice`` is the roll then
+    played. A finished game restarts from ``starts`` (default: the standard opening position,
+    whose first roll may be a double). ``keep(boards)`` (bool ``(games,)``) keeps only some
+    positions (e.g. races). Seeded: one generator draws the dice, then ``move`` may draw from
+    it, then the restarts.
+    """
+    gen = torch.Generator().manual_seed(seed)
+    starts = starts or _standard_starts("standard")
+    boards = starts(games, gen).to(torch.int8)
+    got_boards, got_dice, total = [], [], 0
+    while total < n:
+        dice = torch.randint(1, 7, (games, 2), generator=gen)
+        kept = keep(boards) if keep is not None else torch.ones(games, dtype=torch.bool)
+        got_boards.append(boards[kept])
+        got_dice.append(dice[kept])
+        total += int(kept.sum())
+        moved = move(boards, dice, gen)
+        finished = moved[:, 1].sum(1) == 0
+        boards = swap_sides(moved).to(torch.int8)
+        if finished.any():
+            boards[finished] = starts(int(finished.sum()), gen).to(torch.int8)
+    return torch.cat(got_boards)[:n], torch.cat(got_dice)[:n]
+
 
 def sample_positions(
     n: int, kind: str = "random", seed: int = 0, variant: str = "standard", games: int = 256
@@ -28,24 +71,14 @@ def sample_positions(
     """``n`` (board, dice) pairs, boards (n, 2, 25) int8 with the player on roll in row 1."""
     if kind not in KINDS:
         raise ValueError(f"unknown position kind {kind!r}: choose one of {', '.join(KINDS)}")
-    gen = torch.Generator().manual_seed(seed)
     start = _bearoff_starts if kind == "bearoff" else _standard_starts(variant)
-    boards = start(games, gen)
     policy = _random_child if kind == "random" else _greedy_child
-    got_boards, got_dice, total = [], [], 0
-    while total < n:
-        dice = torch.randint(1, 7, (games, 2), generator=gen)
-        keep = is_race(boards) if kind == "race" else torch.ones(games, dtype=torch.bool)
-        got_boards.append(boards[keep])
-        got_dice.append(dice[keep])
-        total += int(keep.sum())
+
+    def move(boards: torch.Tensor, dice: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
         children, parent = expand(boards, dice)
-        moved = children[policy(children, parent, games, gen)]
-        finished = moved[:, 1].sum(1) == 0
-        boards = swap_sides(moved)
-        if finished.any():
-            boards[finished] = start(int(finished.sum()), gen)
-    return torch.cat(got_boards)[:n], torch.cat(got_dice)[:n]
+        return children[policy(children, parent, len(boards), gen)]
+
+    return play_positions(n, move, seed, games, start, is_race if kind == "race" else None)
 
 
 def _standard_starts(variant: str):

@@ -24,15 +24,16 @@ from dataclasses import dataclass, field
 
 import torch
 
-from bgai.engine.board import starting_board, swap_sides
+from bgai.engine.board import swap_sides
 from bgai.engine.choice import segment_argmax
 from bgai.engine.movegen import expand
+from bgai.engine.sampling import Starts, play_positions
 from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import Evaluator, afterstate_values, terminal_probs
 
 
 @dataclass
-class Afterstates:
+class LabelledAfterstates:
     """Training data: ``boards`` ``(M, 2, 25)`` int8 with the player on roll in row 1 (the
     afterstates of the mover's legal moves, sides swapped), the teacher's ``probs`` ``(M, 5)``
     for them and ``group`` ``(M,)``: which (position, roll) each came from (0 .. pairs-1)."""
@@ -52,34 +53,22 @@ def selfplay_positions(
     seed: int = 0,
     games: int = 256,
     noise: float = 0.03,
-    starts: Callable[[int, torch.Generator], torch.Tensor] | None = None,
+    starts: Starts | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` (board, dice) pairs (boards int8, player on roll in row 1) from the teacher's 0-ply
-    self-play: ``games`` games at once, each playing the move of highest teacher equity plus a
-    normal number of standard deviation ``noise`` (0: purely greedy). Finished games restart
-    from the opening position, whose first roll may be a double (money-game practice), or from
-    ``starts(k, generator)`` (``k`` boards) when given."""
-    gen = torch.Generator().manual_seed(seed)
-    start = torch.as_tensor(starting_board()).to(torch.int8)
-    if starts is None:
-        starts = lambda k, _: start.expand(k, 2, 25).clone()  # noqa: E731
-    boards = starts(games, gen).to(torch.int8)
-    got_boards, got_dice, total = [], [], 0
-    while total < n:
-        dice = torch.randint(1, 7, (games, 2), generator=gen)
-        got_boards.append(boards.clone())
-        got_dice.append(dice)
-        total += games
+    self-play (:func:`bgai.engine.sampling.play_positions`): ``games`` games at once, each
+    playing the move of highest teacher equity plus a normal number of standard deviation
+    ``noise`` (0: purely greedy). Finished games restart from the opening position, whose first
+    roll may be a double (money-game practice), or from ``starts(k, generator)`` when given."""
+
+    def move(boards: torch.Tensor, dice: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
         children, parent = expand(boards, dice)
         equity = cubeless_equity(afterstate_values(teacher, children))
         if noise > 0:
             equity = equity + noise * torch.randn(len(equity), generator=gen)
-        moved = children.index_select(0, segment_argmax(equity, parent, games))
-        finished = moved[:, 1].sum(1) == 0
-        boards = swap_sides(moved)
-        if finished.any():
-            boards[finished] = starts(int(finished.sum()), gen).to(boards.dtype)
-    return torch.cat(got_boards)[:n], torch.cat(got_dice)[:n]
+        return children.index_select(0, segment_argmax(equity, parent, len(boards)))
+
+    return play_positions(n, move, seed, games, starts)
 
 
 def afterstates_of(
@@ -88,7 +77,7 @@ def afterstates_of(
     dice: torch.Tensor,
     skip: Callable[[torch.Tensor], torch.Tensor] | None = None,
     chunk: int = 1024,
-) -> Afterstates:
+) -> LabelledAfterstates:
     """Every legal afterstate of the (board, dice) pairs, sides swapped, with the teacher's
     probabilities. Afterstates that end the game are left out (the search values them exactly),
     as are those where ``skip(boards)`` is true (e.g. bear-offs a database answers); a pair
@@ -104,7 +93,8 @@ def afterstates_of(
         kept_boards.append(swapped.to(torch.int8))
         kept_probs.append(teacher.evaluate(swapped).float())
         kept_group.append(parent[keep] + at)
-    return Afterstates(torch.cat(kept_boards), torch.cat(kept_probs), torch.cat(kept_group), len(boards))
+    boards_out, probs, group = torch.cat(kept_boards), torch.cat(kept_probs), torch.cat(kept_group)
+    return LabelledAfterstates(boards_out, probs, group, len(boards))
 
 
 @dataclass
@@ -139,7 +129,7 @@ def distill_loss(
 
 def distill(
     student: torch.nn.Module,
-    data: Afterstates,
+    data: LabelledAfterstates,
     epochs: int = 10,
     batch: int = 1024,
     lr: float = 3e-3,

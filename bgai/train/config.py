@@ -148,7 +148,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         (cfg.eval_every >= 0, "eval_every must be 0 (never) or a number of games"),
         (cfg.eval_games > 0 and cfg.eval_games % 2 == 0,
          "eval_games must be positive and even (duplicate dice play games in pairs)"),
-        (cfg.checkpoint_every > 0, f"checkpoint_every must be a positive number of games, got {cfg.checkpoint_every}"),
+        (cfg.checkpoint_every > 0,
+         f"checkpoint_every must be a positive number of games, got {cfg.checkpoint_every}"),
         (cfg.threads >= 0, f"threads must be 0 (torch's default) or a number of threads, got {cfg.threads}"),
         (bool(cfg.runs_dir), "runs_dir must name a folder"),
     ]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from bgai.engine.board import pip_counts, swap_sides
+from bgai.engine.board import pip_counts, require_game_on, swap_sides
 from bgai.engine.movegen import afterstates
 from bgai.engine.steps import BAR_POINT, OFF_POINT, Step, apply_steps, path_steps
 from bgai.formats import encode_position_id, format_move, parse_move, read_position
@@ -86,11 +86,7 @@ def position_and_roll(
     ``ValueError`` for a malformed or finished position and for impossible dice.
     """
     board, match_state = read_position(_text(position_id))
-    for row, name in ((1, "player on roll"), (0, "opponent")):
-        if board[row].sum() == 0:
-            raise ValueError(
-                f"the game in {position_id.strip()!r} is over: the {name} has borne off every checker"
-            )
+    require_game_on(board, f" in {position_id.strip()!r}")
     if dice is None:
         if match_state is None or match_state.dice is None:
             raise ValueError(f"{position_id.strip()!r} carries no dice: give the roll, as 31")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 
 import numpy as np
@@ -27,14 +26,8 @@ import torch
 from bgai.bots import evaluator_of
 from bgai.opponent.grade import Decisions, GnubgJudge, unforced
 from bgai.specs import load_player
+from bgai.stats import mean_ci95 as mean_ci
 from bgai.train.distill import selfplay_positions
-
-
-def mean_ci(x: np.ndarray) -> tuple[float, float]:
-    """Mean and the half-width of its 95 % interval (normal approximation)."""
-    if len(x) < 2:
-        return float(x.mean()) if len(x) else math.nan, math.nan
-    return float(x.mean()), 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x))
 
 
 def decisions(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -18,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "bgai"
 
 LAYERS = [
+    "stats",
     "engine",
     "formats",
     "model",

@@ -57,6 +57,7 @@ from bgai.cube.state import MAX_CUBE
 from bgai.engine.board import checkers_per_side, game_value, starting_board, swap_sides
 from bgai.engine.steps import move_steps
 from bgai.formats import mat
+from bgai.stats import mean_ci95
 
 MAX_TURNS = 10_000
 
@@ -163,9 +164,7 @@ def ci95(results: np.ndarray, duplicate: bool) -> float:
     """Half-width of the 95 % interval of the mean of ``results`` (one per unit): 1.96 sd /
     sqrt(n), the samples being the duplicate pairs' averages (or the single units)."""
     samples = results.reshape(-1, 2).mean(1) if duplicate else results
-    if len(samples) < 2:
-        return math.nan
-    return float(1.96 * samples.std(ddof=1) / math.sqrt(len(samples)))
+    return mean_ci95(samples)[1]
 
 
 class BenchReport:

@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from bgai.bots import evaluator_of
+    from bgai.engine.board import require_game_on
     from bgai.formats import encode_position_id, read_position
     from bgai.model.probs import OUTPUTS, cubeless_equity
     from bgai.moves import hint_moves, parse_dice
@@ -40,9 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from bgai.specs import load_player
 
     board, match_state = read_position(args.position)
-    for row, who in ((1, "player on roll"), (0, "opponent")):
-        if board[row].sum() == 0:
-            raise ValueError(f"the game is over: the {who} has borne off every checker")
+    require_game_on(board)
     dice = args.dice if args.dice is not None else (match_state.dice if match_state else None)
     player = load_player(args.player)
     evaluator, plies, move_filter = evaluator_of(player, "hint")

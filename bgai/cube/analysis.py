@@ -35,6 +35,7 @@ from bgai.cube.efficiency import cube_efficiencies, position_classes
 from bgai.cube.met import MatchEquityTable
 from bgai.cube.search import cube_analysis, roll_tree
 from bgai.cube.state import CubeState, Owner
+from bgai.engine.board import is_over
 from bgai.formats.gnubgid import MatchState
 from bgai.search.evaluator import Evaluator
 
@@ -120,8 +121,7 @@ def analyse_positions(
     states = (states,) * n if isinstance(states, CubeState) else tuple(states)
     if len(states) != n:
         raise ValueError(f"{n} boards but {len(states)} cube states")
-    finished = (boards.sum(-1) == 0).any(-1)
-    if finished.any():
+    if is_over(boards).any():
         raise ValueError("the game is over: a side has borne off every checker")
     tree = roll_tree(evaluator, boards, plies)
     nd, dt, dp = np.empty(n), np.empty(n), np.empty(n)

@@ -18,6 +18,7 @@ import numpy as np
 
 from bgai.cube.analysis import analyse_positions, cube_state, why_no_double
 from bgai.cube.state import CubeState, Owner
+from bgai.engine.board import require_game_on
 from bgai.formats import MatchState, read_position
 from bgai.search.evaluator import Evaluator
 
@@ -33,9 +34,7 @@ def read_cube_position(text: str, no_beavers: bool = False) -> CubePosition:
     dice are already rolled, or the player on roll may not double (owned cube, Crawford, dead cube).
     """
     board, match_state = read_position(text)
-    for row, who in ((1, "player on roll"), (0, "opponent")):
-        if board[row].sum() == 0:
-            raise ValueError(f"the game is over: the {who} has borne off every checker")
+    require_game_on(board)
     if match_state is not None and match_state.dice is not None:
         d1, d2 = match_state.dice
         raise ValueError(f"the player on roll has rolled {d1}{d2}: cube decisions come before the roll")

@@ -98,6 +98,20 @@ def validate_board(board: Array, checkers: int = CHECKERS) -> None:
         raise ValueError(f"both sides have checkers on the point the player on roll calls {clash[0]}")
 
 
+def is_over(boards: Array) -> Array:
+    """True where the game is over: a side has borne off every checker."""
+    return (boards.sum(-1) == 0).any(-1)
+
+
+def require_game_on(board: Array, where: str = "") -> None:
+    """Raise ``ValueError`` saying who has borne off every checker if the game on ``board`` is
+    over (a position asked about, a move or cube decision asked for); ``where`` names it."""
+    b = np.asarray(board)
+    for row, who in ((1, "player on roll"), (0, "opponent")):
+        if b[row].sum() == 0:
+            raise ValueError(f"the game{where} is over: the {who} has borne off every checker")
+
+
 def game_value(boards: Array, checkers: int = CHECKERS) -> Array:
     """Points won by the player in row 1 if they have borne off everything, else 0.
 

@@ -31,7 +31,7 @@ from bgai.cube.analysis import CubeDecider, cube_state, why_no_double
 from bgai.cube.match import cubeless_mwc
 from bgai.cube.met import kazaross_xg2
 from bgai.cube.money import cubeless_equity
-from bgai.engine.board import most_points_left, swap_sides
+from bgai.engine.board import most_points_left, require_game_on, swap_sides
 from bgai.formats import MatchState, read_position
 from bgai.model.probs import invert
 from bgai.search.evaluator import Evaluator
@@ -166,8 +166,7 @@ def _live_board(position_id: str) -> tuple[np.ndarray, MatchState | None]:
     if not isinstance(position_id, str):
         raise ValueError(f"a position is a string (Position ID, GNUbgID or XGID), got {position_id!r}")
     board, ms = read_position(position_id)
-    if board[0].sum() == 0 or board[1].sum() == 0:
-        raise ValueError(f"the game in {position_id.strip()!r} is over")
+    require_game_on(board, f" in {position_id.strip()[:40]!r}")
     return board, ms
 
 

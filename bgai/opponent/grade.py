@@ -45,6 +45,7 @@ from bgai.engine.movegen import expand
 from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import Evaluator, GnubgEvaluator, afterstate_values, import_gnubg_nn
 from bgai.search.ply import DEFAULT_FILTER, MoveFilter, afterstate_values_at, score_candidates
+from bgai.stats import mean_ci95
 
 RATING_SCALE: tuple[tuple[str, float], ...] = (
     ("Supernatural", 2.0),
@@ -489,9 +490,9 @@ def paired_grade(
 
 
 def _mean_ci(lost: np.ndarray) -> tuple[float, float]:
-    """Mean x 1000 and its 95 % half-width x 1000 (normal approximation)."""
-    ci = 1.96 * lost.std(ddof=1) / math.sqrt(len(lost)) if len(lost) > 1 else math.nan
-    return 1000 * float(lost.mean()), 1000 * float(ci)
+    """Mean x 1000 and its 95 % half-width x 1000 (:func:`bgai.stats.mean_ci95`)."""
+    mean, ci = mean_ci95(lost)
+    return 1000 * mean, 1000 * ci
 
 
 def write_strength(folder, result: GradeResult) -> None:

@@ -198,3 +198,28 @@ def test_cli_refuses_a_finished_game(capsys):
     finished = encode_position_id(pos("x ; o 6:1").numpy())
     assert main(["rollout", finished, "--trials", "1"]) == 2
     assert "game is over" in capsys.readouterr().err
+
+
+def test_cubeful_match_rollout_of_a_last_roll_position_is_exact(exact):
+    from bgai.cube.met import kazaross_xg2
+
+    state = CubeState.match(5, 0, 0)  # 5-away, 5-away
+    result = rollout_positions(
+        exact, pos(LAST_ROLL)[None], RolloutSettings(trials=36, bearoff=False), cube=state
+    )
+    met, p = kazaross_xg2(), 6 / 36
+    nd = p * met.mwc(4, 5) + (1 - p) * met.mwc(5, 4)  # a single game either way
+    dt = p * met.mwc(3, 5) + (1 - p) * met.mwc(5, 3)  # two points either way
+    assert result.mwc["nd"][0] == pytest.approx(nd, abs=1e-6)
+    assert result.mwc["dt"][0] == pytest.approx(dt, abs=1e-6)
+    assert result.mwc["dp"] == pytest.approx(met.mwc(4, 5))
+    assert result.decision[0].startswith("No double")
+    assert result.dt[0] < result.nd[0] < 0  # normalised as gnubg prints match equities
+
+
+def test_crawford_game_rolls_out_without_a_cube(exact):
+    state = CubeState.match(5, 4, 0, crawford=True)
+    result = rollout_positions(
+        exact, pos(LAST_ROLL)[None], RolloutSettings(trials=36, bearoff=False), cube=state
+    )
+    assert np.isnan(result.dt[0]) and result.decision is None

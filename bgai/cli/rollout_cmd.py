@@ -49,7 +49,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--ply", type=int, default=0, help="checker play ply, 0-2 (default 0)")
     parser.add_argument(
-        "--cubeful", action="store_true", help="money cube: roll out no double and double/take"
+        "--cubeful",
+        action="store_true",
+        help="play the cube (money, or the match score in the ID): roll out no double and double/take",
     )
     parser.add_argument("--no-vr", action="store_true", help="without variance reduction")
     parser.add_argument(
@@ -159,8 +161,6 @@ def _positions(evaluator, positions, settings, cubeful: bool, progress) -> dict:
     from bgai.rollout import rollout_positions
 
     states = [cube_state(ms) for _, _, ms in positions]
-    if cubeful and any(not s.is_money for s in states):
-        raise ValueError("cubeful rollouts are money play only for now: drop --cubeful for a match position")
     if cubeful and len({s for s in states}) > 1:
         raise ValueError("cubeful rollouts of one batch need one cube state: roll out each cube state apart")
     boards = torch.as_tensor(np.stack([b for b, _, _ in positions]))
@@ -177,6 +177,12 @@ def _positions(evaluator, positions, settings, cubeful: bool, progress) -> dict:
         }
         if cubeful:
             record["cube"] = describe_cube(states[0])
+            if result.mwc is not None:
+                record["match_winning_chances"] = {
+                    "no_double": float(result.mwc["nd"][i]),
+                    "double_take": _num(result.mwc["dt"][i]),
+                    "double_pass": float(result.mwc["dp"]),
+                }
             record["cubeful"] = {
                 "no_double": float(result.nd[i]),
                 "no_double_se": float(result.nd_se[i]),
@@ -292,5 +298,12 @@ def _text(report: dict) -> str:
                     f"  (minus no double: SE {c['double_take_minus_no_double_se']:.3f})"
                 )
                 lines.append(f"    Double, pass  {c['double_pass']:+.3f}")
+            if "match_winning_chances" in r:
+                m = r["match_winning_chances"]
+                dt = "" if m["double_take"] is None else f", double/take {100 * m['double_take']:.1f} %"
+                lines.append(
+                    f"    Match winning chances: no double {100 * m['no_double']:.1f} %{dt}, "
+                    f"double/pass {100 * m['double_pass']:.1f} %"
+                )
             lines.append(f"  Proper cube action: {c['action']}")
     return "\n".join(lines)

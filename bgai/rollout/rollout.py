@@ -24,6 +24,8 @@ import numpy as np
 import torch
 
 from bgai.cube import CubeState, Owner, decision_labels
+from bgai.cube.match import mwc_to_equity
+from bgai.cube.met import kazaross_xg2
 from bgai.engine.board import swap_sides
 from bgai.model.probs import invert
 from bgai.rollout import trials as T
@@ -142,6 +144,7 @@ class PositionRollout:
     dt_se: np.ndarray | None = None
     dt_minus_nd_se: np.ndarray | None = None
     decision: list[str] | None = None
+    mwc: dict | None = None
     interrupted: bool = False
 
 
@@ -172,14 +175,11 @@ def rollout_positions(
     if cube is None:
         roots, start, groups = boards, None, []
     else:
-        if not cube.is_money:
-            raise ValueError("cubeful rollouts are money play only for now; roll out cubeless for a match")
         owner = {Owner.CENTRED: T.CENTRED, Owner.ME: T.MOVER, Owner.OPPONENT: T.TAKER}[cube.owner]
         branches = 2 if cube.can_double else 1
         roots = boards.repeat_interleave(branches, 0)
-        value = np.tile([1.0, 2.0][:branches], n)
-        owners = np.tile([owner, T.TAKER][:branches], n)
-        start = T.CubeStart(value, owners, jacoby=cube.jacoby)
+        cubes = np.tile([cube.cube, 2 * cube.cube][:branches], n)
+        start = T.CubeStart(cube, cubes, np.tile([owner, T.TAKER][:branches], n))
         groups = [np.arange(i * branches, (i + 1) * branches) for i in range(n)] if branches == 2 else []
     per_position = len(roots) // n
     sums, interrupted = _run(evaluator, roots, settings, start, groups, T.CUBEFUL, progress, per_position)
@@ -197,14 +197,29 @@ def rollout_positions(
         return PositionRollout(**out)
     nd, nd_se = mean[first, T.CUBEFUL], se[first, T.CUBEFUL]
     nan = np.full(n, np.nan)
+    dt, dt_se, diff_se, decision = nan, nan.copy(), nan.copy(), None
     if per_position == 2:
         dt, dt_se = mean[first + 1, T.CUBEFUL], se[first + 1, T.CUBEFUL]
         diff_se = np.array([sums.diff_se(i, groups[i], 0, T.CUBEFUL)[1] for i in range(n)])
+    mwc = None
+    if not cube.is_money:  # the trials kept match winning chances: normalise them as gnubg does
+        met = kazaross_xg2()
+        mwc = {"nd": nd, "dt": dt, "dp": met.outcome_mwc(cube, cube.cube)}
+        scale = 2.0 / (met.outcome_mwc(cube, cube.cube) - met.outcome_mwc(cube, -cube.cube))
+        nd, dt = mwc_to_equity(nd, cube, met), mwc_to_equity(dt, cube, met)
+        nd_se, dt_se, diff_se = nd_se * scale, dt_se * scale, diff_se * scale
+    if per_position == 2:
         decision = decision_labels(nd, dt, np.ones(n), out["probs"], cube)
-    else:
-        dt, dt_se, diff_se, decision = nan, nan.copy(), nan.copy(), None
     return PositionRollout(
-        **out, cube=cube, nd=nd, nd_se=nd_se, dt=dt, dt_se=dt_se, dt_minus_nd_se=diff_se, decision=decision
+        **out,
+        cube=cube,
+        nd=nd,
+        nd_se=nd_se,
+        dt=dt,
+        dt_se=dt_se,
+        dt_minus_nd_se=diff_se,
+        decision=decision,
+        mwc=mwc,
     )
 
 
@@ -273,9 +288,7 @@ def _run(evaluator, roots, settings: RolloutSettings, start, groups, cross_chann
     try:
         while done < settings.trials and len(active):
             ids = np.arange(done, min(done + settings.block, settings.trials))
-            sub = (
-                None if start is None else T.CubeStart(start.value[active], start.owner[active], start.jacoby)
-            )
+            sub = None if start is None else T.CubeStart(start.state, start.cube[active], start.owner[active])
             est = pool.play(
                 roots[torch.as_tensor(active, device=roots.device)], ids, settings.play(), sub, exact
             )

@@ -25,6 +25,7 @@ money equity in units of the root's cube.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,8 +33,9 @@ import torch
 
 from bgai.bearoff.evaluator import is_bearoff
 from bgai.bearoff.two_sided import TWO_SIDED_CHECKERS
-from bgai.cube import money
+from bgai.cube import CubeState, analyse_cube, match, money
 from bgai.cube.efficiency import cube_efficiencies
+from bgai.cube.met import kazaross_xg2
 from bgai.cube.state import Owner
 from bgai.engine.board import game_value, swap_sides
 from bgai.model.probs import cubeless_equity, invert
@@ -54,15 +56,84 @@ CHUNK = {"cpu": (64, 4096), "cuda": (8192, 65536)}
 
 @dataclass(frozen=True)
 class CubeStart:
-    """The cube of each root at the start of its trials (money play, from the root's view).
+    """The cube of each root at the start of its trials, and the game (money or a match score).
 
-    ``value`` in units of the cube the equities are normalised to (2 for a double/take branch),
-    ``owner`` a code above, ``jacoby`` whether gammons count with the cube still centred.
+    ``state`` is the root player's cube state (money or match, before any branch doubles);
+    ``cube`` the cube value each root's trials start with (``2 * state.cube`` for a
+    double/take branch), ``owner`` an owner code above.
     """
 
-    value: np.ndarray
+    state: CubeState
+    cube: np.ndarray
     owner: np.ndarray
-    jacoby: bool = True
+
+
+class CubeRules:
+    """Cube play inside the trials, money or match: gnubg's 0-ply decisions (:func:`analyse_cube`)
+    for each trial's cube, and the cubeful value kept in the trials' cubeful channel.
+
+    That value is, for the player it belongs to, the money equity in units of the root's cube,
+    or the match winning chance (MWC) at the root's score.
+    """
+
+    def __init__(self, root: CubeState) -> None:
+        self.root = root
+        self.met = None if root.is_money else kazaross_xg2()
+
+    def state(self, cube: int, owner: int, ply: int) -> CubeState:
+        """The cube state of the mover at ``ply`` (the root player at even plies)."""
+        state = dataclasses.replace(self.root, cube=int(cube), owner=_OWNERS[owner])
+        if ply % 2:  # the opponent is on roll: the score is seen from the other side
+            state = dataclasses.replace(state, my_away=self.root.opp_away, opp_away=self.root.my_away)
+        return state
+
+    def _groups(self, cube: np.ndarray, owner: np.ndarray, ply: int):
+        for c, o in {(int(c), int(o)) for c, o in zip(cube, owner, strict=True)}:
+            yield (cube == c) & (owner == o), self.state(c, o, ply)
+
+    def before_roll(self, probs, x, cube, owner, ply: int) -> np.ndarray:
+        """The mover's 0-ply cubeful value before the roll."""
+        out = np.empty(len(probs))
+        for rows, state in self._groups(cube, owner, ply):
+            if self.met is None:
+                eq = money.cubeful_equity(probs[rows], x[rows], state.owner, jacoby=state.jacoby)
+                out[rows] = eq * state.cube / self.root.cube
+            else:
+                out[rows] = match.cubeful_mwc(probs[rows], state, x[rows], self.met)
+        return out
+
+    def decide(self, probs, x, cube, owner, ply: int) -> tuple[np.ndarray, np.ndarray]:
+        """(doubles, passes): where the mover doubles and where the taker then passes."""
+        doubles, passes = np.zeros(len(probs), bool), np.zeros(len(probs), bool)
+        for rows, state in self._groups(cube, owner, ply):
+            if not state.can_double:
+                continue
+            a = analyse_cube(probs[rows], state, x[rows], self.met)
+            doubles[rows] = a.should_double
+            passes[rows] = a.should_double & (a.dt >= a.dp)
+        return doubles, passes
+
+    def outcome(self, points, cube, owner, ply: int) -> np.ndarray:
+        """The mover's value when the game ends with the mover winning ``points`` x the cube
+        (negative: losing), gammons counted as the rules of the game say."""
+        out = np.empty(len(points))
+        for rows, state in self._groups(cube, owner, ply):
+            won = points[rows]
+            if self.met is None:
+                if state.jacoby and state.owner is Owner.CENTRED:
+                    won = np.sign(won)
+                out[rows] = won * state.cube / self.root.cube
+            else:
+                table = {k: self.met.outcome_mwc(state, k * state.cube) for k in np.unique(won).astype(int)}
+                out[rows] = [table[k] for k in won.astype(int)]
+        return out
+
+    def other_view(self, values: np.ndarray) -> np.ndarray:
+        """The same values seen by the other player."""
+        return -values if self.met is None else 1.0 - values
+
+    def root_view(self, values: np.ndarray, ply: int) -> np.ndarray:
+        return self.other_view(values) if ply % 2 else values
 
 
 @dataclass(frozen=True)
@@ -93,30 +164,30 @@ def play_block(
     device = roots.device
     n_roots, n_trials = len(roots), len(trials)
     m = n_roots * n_trials
-    channels = 7 if cube is not None else 6
     board = roots.repeat_interleave(n_trials, 0).clone()
     trial = np.tile(np.asarray(trials, dtype=np.int64), n_roots)
-    result = np.zeros((m, channels))
-    luck = np.zeros((m, channels))
+    result = np.zeros((m, 7 if cube is not None else 6))
+    luck = np.zeros_like(result)
     live = np.arange(m)
+    rules = trials_cube = None
     if cube is not None:
-        value = np.repeat(np.asarray(cube.value, dtype=np.float64), n_trials)
-        owner = np.repeat(np.asarray(cube.owner, dtype=np.int64), n_trials)
-        cube_live = np.ones(m, dtype=bool)
+        rules = CubeRules(cube.state)
+        trials_cube = _TrialCube(
+            np.repeat(np.asarray(cube.cube, dtype=np.int64), n_trials),
+            np.repeat(np.asarray(cube.owner, dtype=np.int64), n_trials),
+            np.ones(m, dtype=bool),
+        )
     full = _without_pruner(evaluator)
     for ply in range(MAX_PLIES + 1):
         if not len(live):
             break
         b = board[torch.as_tensor(live, device=device)]
-        sign = -1.0 if ply % 2 else 1.0  # the root player's view of the mover's equities
         if (play.truncate is not None and ply >= play.truncate) or ply == MAX_PLIES:
             probs = _np(full.evaluate(b))
             result[live, :6] = _root_view(probs, ply)
-            if cube is not None:
-                x = cube_efficiencies(b)
-                eq = _cubeful_before_roll(probs, x, owner[live], cube.jacoby)
-                open_ = cube_live[live]
-                result[live[open_], CUBEFUL] = sign * value[live[open_]] * eq[open_]
+            if rules is not None:
+                value = rules.before_roll(probs, cube_efficiencies(b), *trials_cube.of(live), ply)
+                trials_cube.settle(live, rules.root_view(value, ply), result)
             break
         if ply == 0:  # a root may be a finished game (the afterstate of a winning move)
             probs, finished = terminal_probs(b)
@@ -124,14 +195,15 @@ def play_block(
             if done.any():
                 probs = _np(probs)[done]
                 result[live[done], :6] = _root_view(probs, 0)
-                if cube is not None:
-                    points = money.cubeless_equity(probs, gammons=not cube.jacoby)
-                    points = np.where(owner[live[done]] == CENTRED, points, money.cubeless_equity(probs))
-                    result[live[done], CUBEFUL] = value[live[done]] * points
+                if rules is not None:
+                    points = np.rint(money.cubeless_equity(probs)).astype(np.int64)
+                    trials_cube.settle(
+                        live[done], rules.outcome(points, *trials_cube.of(live[done]), 0), result
+                    )
                 live, b = live[~done], b[torch.as_tensor(~done, device=device)]
                 if not len(live):
                     break
-        if exact is not None and cube is None:
+        if exact is not None and rules is None:
             done = _in_two_sided(b)
             if done.any():
                 probs = _np(exact.bearoff_probs(b[torch.as_tensor(done, device=device)]))
@@ -139,26 +211,18 @@ def play_block(
                 live, b = live[~done], b[torch.as_tensor(~done, device=device)]
                 if not len(live):
                     break
-        x = cube_efficiencies(b) if cube is not None else None
-        if cube is not None and ply > 0:
-            _offer_cube(full, b, x, live, sign, value, owner, cube_live, result, cube.jacoby)
+        x = cube_efficiencies(b) if rules is not None else None
+        if rules is not None and ply > 0:
+            _offer_cube(full, rules, trials_cube, b, x, live, ply, result)
         dice = trial_dice(play.seed, trial[live], ply, play.quasi_random)
         children = torch.empty_like(b)
         for part in np.array_split(np.arange(len(live)), max(1, -(-len(live) // _chunk(play, device)))):
             if not len(part):
                 continue
             rows = torch.as_tensor(part, device=device)
+            cube_part = None if rules is None else (rules, trials_cube, x[part])
             children[rows] = _move(
-                evaluator,
-                full,
-                b[rows],
-                dice[part],
-                play,
-                ply,
-                live[part],
-                luck,
-                x[part] if x is not None else None,
-                (value, owner, cube_live, cube.jacoby) if cube is not None else None,
+                evaluator, full, b[rows], dice[part], play, ply, live[part], luck, cube_part
             )
         won = _np(game_value(children)).astype(np.int64)
         over = won > 0
@@ -169,84 +233,81 @@ def play_block(
             outcome[:, 1] = won[over] >= 2
             outcome[:, 2] = won[over] >= 3
             result[ended, :6] = _root_view(outcome, ply)
-            if cube is not None:
-                points = won[over].astype(np.float64)
-                if cube.jacoby:
-                    points = np.where(owner[ended] == CENTRED, 1.0, points)
-                open_ = cube_live[ended]
-                result[ended[open_], CUBEFUL] = sign * value[ended[open_]] * points[open_]
+            if rules is not None:
+                value = rules.outcome(won[over], *trials_cube.of(ended), ply)
+                trials_cube.settle(ended, rules.root_view(value, ply), result)
         keep = torch.as_tensor(~over, device=device)
         live = live[~over]
         board[torch.as_tensor(live, device=device)] = swap_sides(children[keep])
-        if cube is not None:
-            owner[live] = np.choose(owner[live], [CENTRED, TAKER, MOVER])  # the turn passes
-    estimate = result - luck
-    return estimate.reshape(n_roots, n_trials, channels)
+        if rules is not None:
+            trials_cube.owner[live] = np.choose(
+                trials_cube.owner[live], [CENTRED, TAKER, MOVER]
+            )  # turn passes
+    return (result - luck).reshape(n_roots, n_trials, result.shape[1])
 
 
-def _move(evaluator, full, boards, dice, play: Play, ply: int, rows, luck, x, cube) -> torch.Tensor:
+@dataclass
+class _TrialCube:
+    """Each trial's cube value and owner code (relative to the player on roll), and whether its
+    cubeful result is still open (a pass settles it; the game goes on for the cubeless one)."""
+
+    cube: np.ndarray
+    owner: np.ndarray
+    open: np.ndarray
+
+    def of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.cube[rows], self.owner[rows]
+
+    def settle(self, rows: np.ndarray, root_values: np.ndarray, result: np.ndarray) -> None:
+        """Write the root's cubeful value of the still-open trials among ``rows`` and close them."""
+        still = self.open[rows]
+        result[rows[still], CUBEFUL] = root_values[still]
+        self.open[rows] = False
+
+
+def _move(evaluator, full, boards, dice, play: Play, ply: int, rows, luck, cube) -> torch.Tensor:
     """The afterstates of ``boards`` after ``dice``; adds each roll's luck to ``luck[rows]``."""
     dice_t = torch.as_tensor(dice, device=boards.device)
     if not play.variance_reduction:
         return choose_moves(evaluator if play.plies else full, boards, dice_t, play.plies, play.move_filter)
     moves, values = roll_moves(full, boards, 0)
-    actual = torch.as_tensor(roll_index(dice), device=boards.device)
-    pick = torch.arange(len(boards), device=boards.device)
+    actual = roll_index(dice)
     v = _np(values)  # (n, 21, 5) for the mover
-    w = ROLL_WEIGHTS.double().numpy()[None, :, None]
-    mean = (v * w).sum(1)
-    thrown = v[np.arange(len(v)), roll_index(dice)]
-    luck[rows, :6] += _root_view(thrown, ply) - _root_view(mean, ply)
+    w = ROLL_WEIGHTS.double().numpy()
+    n = np.arange(len(v))
+    luck[rows, :6] += _root_view(v[n, actual], ply) - _root_view((v * w[None, :, None]).sum(1), ply)
     if cube is not None:
-        value, owner, cube_live, jacoby = cube
-        eq = _cubeful_after_move(v, x, owner[rows], jacoby) * value[rows, None]  # (n, 21), mover's
-        sign = -1.0 if ply % 2 else 1.0
-        cube_luck = sign * (eq[np.arange(len(eq)), roll_index(dice)] - (eq * w[..., 0]).sum(1))
-        luck[rows, CUBEFUL] += np.where(cube_live[rows], cube_luck, 0.0)
+        rules, trials_cube, x = cube
+        cubes, owners = trials_cube.of(rows)
+        theirs = np.choose(owners, [CENTRED, TAKER, MOVER])  # the owner code seen by the opponent
+        opponent = invert(torch.as_tensor(v)).numpy().reshape(-1, 5)
+        after = rules.before_roll(
+            opponent, np.repeat(x, 21), np.repeat(cubes, 21), np.repeat(theirs, 21), ply + 1
+        )
+        mine = rules.root_view(after.reshape(-1, 21), ply + 1)  # the root's view of each roll's result
+        cube_luck = mine[n, actual] - (mine * w[None, :]).sum(1)
+        luck[rows, CUBEFUL] += np.where(trials_cube.open[rows], cube_luck, 0.0)
     if play.plies == 0:
-        return moves[pick, actual]
+        return moves[torch.as_tensor(n, device=boards.device), torch.as_tensor(actual, device=boards.device)]
     return choose_moves(evaluator, boards, dice_t, play.plies, play.move_filter)
 
 
-def _offer_cube(evaluator, boards, x, live, sign, value, owner, cube_live, result, jacoby) -> None:
-    """gnubg's 0-ply money cube action for each live trial whose mover may double."""
-    may = cube_live[live] & (owner[live] != TAKER)
-    if not may.any():
+def _offer_cube(
+    evaluator, rules: CubeRules, trials_cube: _TrialCube, boards, x, live, ply: int, result
+) -> None:
+    """gnubg's 0-ply cube action for each live trial whose cubeful result is still open."""
+    rows = np.flatnonzero(trials_cube.open[live] & (trials_cube.owner[live] != TAKER))
+    if not len(rows):
         return
-    rows = np.flatnonzero(may)
     probs = _np(evaluator.evaluate(boards[torch.as_tensor(rows, device=boards.device)]))
-    nd = _cubeful_before_roll(probs, x[rows], owner[live[rows]], jacoby)
-    dt = 2.0 * money.cubeful_equity(probs, x[rows], Owner.OPPONENT)
-    doubles = (dt >= nd) & (nd <= 1.0)
-    passes = doubles & (dt >= 1.0)
+    cubes, owners = trials_cube.of(live[rows])
+    doubles, passes = rules.decide(probs, x[rows], cubes, owners, ply)
     passed = live[rows[passes]]
-    result[passed, CUBEFUL] = sign * value[passed]
-    cube_live[passed] = False
+    won = rules.outcome(np.ones(len(passed), dtype=np.int64), *trials_cube.of(passed), ply)
+    trials_cube.settle(passed, rules.root_view(won, ply), result)
     taken = live[rows[doubles & ~passes]]
-    value[taken] *= 2.0
-    owner[taken] = TAKER
-
-
-def _cubeful_before_roll(probs: np.ndarray, x: np.ndarray, owner: np.ndarray, jacoby: bool) -> np.ndarray:
-    """gnubg's 0-ply cubeful money equity of the player on roll, per unit cube, by owner code."""
-    eq = np.empty(len(probs))
-    for code, who in _OWNERS.items():
-        rows = owner == code
-        if rows.any():
-            eq[rows] = money.cubeful_equity(probs[rows], x[rows], who, jacoby=jacoby)
-    return eq
-
-
-def _cubeful_after_move(values: np.ndarray, x: np.ndarray, owner: np.ndarray, jacoby: bool) -> np.ndarray:
-    """``(n, 21)`` the mover's 0-ply cubeful equity after each roll's best move (per unit cube).
-
-    The opponent is then on roll: their equity, with the owner code seen from them, negated.
-    ``x`` is the position's before the roll (any fixed choice keeps the luck's mean at zero).
-    """
-    n = len(values)
-    opponent = invert(torch.as_tensor(values)).numpy().reshape(n * 21, 5)
-    their_owner = np.repeat(np.choose(owner, [CENTRED, TAKER, MOVER]), 21)
-    return -_cubeful_before_roll(opponent, np.repeat(x, 21), their_owner, jacoby).reshape(n, 21)
+    trials_cube.cube[taken] *= 2
+    trials_cube.owner[taken] = TAKER
 
 
 def _root_view(probs: np.ndarray, ply: int) -> np.ndarray:

@@ -136,6 +136,27 @@ def test_move_is_the_level_play_or_the_best_at_a_ply(client, opponents, capsys):
     assert got["move"] == "" and got["position_id"] != pid
 
 
+def test_batched_moves_are_the_moves_one_at_a_time(opponents):
+    """One batched call answers exactly what the bot answers position by position (dances too)."""
+    from bgai.formats import encode_position_id
+
+    bot = opponents.bot("beginner")
+    boards = list(random_boards(8, 40, opponent_bar=True).numpy())
+    boards.append(points_board({25: 2, 6: 5}, {19: 2, 20: 2, 21: 2, 22: 2, 23: 2, 24: 2}))  # dances with 66
+    rng = np.random.default_rng(8)
+    rolls = [
+        tuple(sorted((int(a), int(b)), reverse=True)) for a, b in rng.integers(1, 7, size=(len(boards), 2))
+    ]
+    rolls[-1] = (6, 6)
+    answers = ask.choose_moves(bot, boards, rolls)
+    for board, roll, (move, after) in zip(boards, rolls, answers, strict=True):
+        pid = encode_position_id(board)
+        assert move == bot.choose_move(pid, roll)
+        legal = dict(legal_moves(pid, roll))
+        assert after == (legal[move] if legal else encode_position_id(board[::-1].copy()))
+    assert answers[-1][0] == ""
+
+
 def test_resign_answers_by_the_bots_equity(client):
     # X (on roll) has 15 checkers on its 24-point, the bot 3 left to bear off: a backgammon is near
     crushed = points_board({24: 15}, {19: 3})

@@ -17,9 +17,10 @@ import torch
 
 from bgai.cube.report import cube_records, read_cube_position
 from bgai.engine.board import swap_sides
-from bgai.formats import MatchState, encode_gnubg_id, encode_position_id, read_position
+from bgai.engine.steps import move_steps
+from bgai.formats import MatchState, encode_gnubg_id, encode_position_id, format_move, read_position
 from bgai.model.probs import cubeless_equity
-from bgai.moves import apply_move, hint_moves, legal_moves_batch, position_and_roll
+from bgai.moves import apply_move, hint_moves, position_and_roll
 from bgai.search.ply import evaluate_position
 from bgai.serve.state import PROBS, Opponents
 
@@ -66,17 +67,12 @@ def choose_moves(
     boards = np.stack(boards).astype(np.int8)
     dice = np.array(rolls)
     chosen = bot.player.choose(torch.as_tensor(boards), torch.as_tensor(dice)).cpu().numpy()
-    answers = []
-    for board, after, moves in zip(boards, chosen, legal_moves_batch(boards, dice), strict=True):
-        target = encode_position_id(swap_sides(after))
-        if not moves:
-            answers.append(("", encode_position_id(swap_sides(board))))
-            continue
-        move = next((notation for notation, pid in moves if pid == target), None)
-        if move is None:
-            raise RuntimeError(f"{bot.name} chose a position that is not a legal move ({target})")
-        answers.append((move, target))
-    return answers
+    # the path the move generator lists for each result: the one legal_moves writes the move by
+    paths = move_steps(boards, dice, chosen)
+    return [
+        (format_move(board, steps), encode_position_id(swap_sides(after)))
+        for board, after, steps in zip(boards, chosen, paths, strict=True)
+    ]
 
 
 def best_move(
@@ -174,8 +170,9 @@ def cube(
     parsed = read_cube_position(position, no_beavers=not beavers)
     used = _plies(bot, plies)
     [record] = cube_records(_evaluator(bot, "a cube decision"), [parsed], used)
-    board, match_state, _ = parsed
-    record["action"] = bot.cube_action(encode_gnubg_id(board, match_state or MatchState()))
+    record["action"] = bot.cube_action(
+        position
+    )  # the ID as given: a bare Position ID gets the bot's defaults
     record["opponent"] = opponents.default if opponent is None else opponent
     return record
 

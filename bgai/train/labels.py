@@ -79,7 +79,8 @@ class LabelJob:
                 + (f"p{self.rollout_plies}" if self.rollout_plies else "")
             )
         )
-        return f"{how}-{self.player.replace('/', '_').replace(':', '_')}"
+        part = "".join(f"-{c}" for c in self.classes) + ("-heldout" if self.held_out_only else "")
+        return f"{how}-{self.player.replace('/', '_').replace(':', '_')}{part}"
 
     def path(self, folder: Path) -> Path:
         k, n = self.shard

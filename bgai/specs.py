@@ -64,8 +64,8 @@ from bgai.bots.players import (
 from bgai.opponent import Bot, Opponent, default_name, get_level, opponent_player
 from bgai.opponent.grade import GnubgJudge, Judge, SearchJudge, gnubg_available
 from bgai.search.evaluator import Evaluator, GnubgEvaluator
+from bgai.search.ply import MAX_PLIES
 
-MAX_PLIES = 4
 _SPEC = re.compile(r"^(?P<base>.+?)(?:@(?P<plies>\d+)ply)?$")
 
 GNUBG_LEVELS: dict[str, tuple[int, float, str]] = {

@@ -16,6 +16,7 @@ from bgai.model.checkpoint import save_atomic
 from bgai.model.net import ValueNet
 from bgai.opponent import LEVELS, Opponent, export_opponent
 from bgai.opponent.grade import (
+    MIN_DECISIONS_TO_WRITE,
     RATING_SCALE,
     Decisions,
     PairedStep,
@@ -128,13 +129,44 @@ def test_grading_a_tiny_opponent_runs_and_classifies(tiny_opponent):
 
 def test_grade_command_writes_the_strength(tiny_opponent, capsys):
     folder, checkpoint = tiny_opponent
-    argv = ["grade", str(folder), "--games", "2", "--decisions", "8", "--judge", f"{checkpoint}@0ply"]
+    argv = ["grade", str(folder), "--games", "12", "--decisions", "200", "--judge", f"{checkpoint}@0ply"]
     assert main([*argv, "--write", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     strength = json.loads((folder / "bgai.json").read_text())["strength"]
-    assert strength["error_rate"] == printed["error_rate"] and strength["decisions"] == 8
+    assert strength["error_rate"] == printed["error_rate"] and strength["decisions"] == 200
     assert strength["judge"] == f"{checkpoint}@0ply"
     assert "pubeval" in [m["opponent"] for m in strength["matches"]]
+
+
+def test_grade_command_refuses_to_write_a_grade_from_too_few_decisions(tiny_opponent, capsys):
+    folder, checkpoint = tiny_opponent
+    before = json.loads((folder / "bgai.json").read_text())["strength"]
+    argv = ["grade", str(folder), "--games", "2", "--decisions", "20", "--judge", f"{checkpoint}@0ply"]
+    assert main([*argv, "--write"]) == 2
+    assert f"at least {MIN_DECISIONS_TO_WRITE} decisions" in capsys.readouterr().err
+    assert json.loads((folder / "bgai.json").read_text())["strength"] == before
+
+
+def test_without_gnubg_grade_says_who_judged_and_refuses_a_self_judged_grade(
+    tiny_opponent, capsys, monkeypatch
+):
+    import bgai.opponent.grade as grading
+
+    folder, _ = tiny_opponent
+    monkeypatch.setattr(grading, "gnubg_available", lambda: False)
+    monkeypatch.setattr(grading, "reference_opponents", lambda: [PubevalPlayer()])
+
+    def no_best(name, **_):
+        raise ValueError(f"no shipped network {name!r}")
+
+    monkeypatch.setattr(grading, "network_evaluator", no_best)  # nothing stronger: the net judges itself
+    argv = ["grade", str(folder), "--games", "2", "--decisions", "5"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "judged by its own network" in captured.err and "not gnubg" in captured.err
+    assert "(its own net)" in captured.out
+    assert main([*argv, "--decisions", str(MIN_DECISIONS_TO_WRITE), "--games", "12", "--write"]) == 2
+    assert "its own network" in capsys.readouterr().err
 
 
 def test_grade_command_needs_a_folder_to_write(capsys):

@@ -270,7 +270,35 @@ def _truncate(folder) -> None:
     _edit_json(folder, lambda info: info["weights"].pop("sha256"))
 
 
+def _nan_weights(folder) -> None:
+    from safetensors.torch import load_file
+
+    tensors = load_file(str(folder / "model.safetensors"))
+    first = sorted(tensors)[0]
+    tensors[first] = tensors[first].clone()
+    tensors[first].view(-1)[0] = float("nan")
+    info = json.loads((folder / "bgai.json").read_text())
+    metadata = {"format": info["format"], "name": info["name"], "architecture": json.dumps(info["architecture"])}
+    save_file(tensors, str(folder / "model.safetensors"), metadata=metadata)
+    _edit_json(folder, lambda info: info["weights"].pop("sha256"))
+
+
+def _set_play(**changes):
+    return lambda f: _edit_json(f, lambda i: i["play"].update(changes))
+
+
 DAMAGE = {
+    "nan weights": (_nan_weights, "not a finite number"),
+    "plies 99": (_set_play(plies=99), "plies must lie in 0..4"),
+    "plies -1": (_set_play(plies=-1), "plies must lie in 0..4"),
+    "plies 1.5": (_set_play(plies=1.5), "plies must lie in 0..4"),
+    "negative noise": (_set_play(noise={"stddev": -0.1, "seed": 0}), "noise must be a finite number >= 0"),
+    "nan noise": (_set_play(noise={"stddev": float("nan"), "seed": 0}), "noise must be a finite number >= 0"),
+    "unknown filter name": (
+        lambda f: _edit_json(f, lambda i: i["play"]["move_filter"].update(name="enormous")),
+        "unknown move filter 'enormous'",
+    ),
+    "jacoby not a flag": (lambda f: _edit_json(f, lambda i: i["cube"].update(jacoby="no")), "true or false"),
     "missing weights": (lambda f: (f / "model.safetensors").unlink(), "missing"),
     "missing bgai.json": (lambda f: (f / "bgai.json").unlink(), "not an exported opponent"),
     "bad json": (lambda f: (f / "bgai.json").write_text("{not json"), "not valid JSON"),

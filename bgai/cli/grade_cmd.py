@@ -2,7 +2,9 @@
 
 Plays duplicate-dice games against pubeval and (if installed) gnubg's 0-ply, then judges a
 seeded sample of the player's unforced moves: error rate (mean equity lost x 1000), PR (x 500)
-and gnubg's rating class. ``--write`` stores the grade in an exported opponent's ``bgai.json``.
+and gnubg's rating class. ``--write`` stores the grade in an exported opponent's ``bgai.json``;
+it refuses a grade judged on fewer than 200 decisions or by the graded net itself. When the
+judge is not gnubg, a line on stderr says who judged.
 """
 
 from __future__ import annotations
@@ -44,7 +46,14 @@ def run(args: argparse.Namespace) -> int:
 
     import torch
 
-    from bgai.opponent.grade import grade, write_strength
+    from bgai.opponent.grade import (
+        MIN_DECISIONS_TO_WRITE,
+        check_writable,
+        default_judge,
+        grade,
+        judge_note,
+        write_strength,
+    )
     from bgai.specs import load_judge, load_player
 
     if args.threads:
@@ -54,8 +63,19 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--write needs an exported opponent's folder (with bgai.json), not {args.opponent!r}"
         )
+    if args.write and args.decisions < MIN_DECISIONS_TO_WRITE:
+        raise ValueError(
+            f"--write stores a grade judged on at least {MIN_DECISIONS_TO_WRITE} decisions, "
+            f"not {args.decisions} (raise --decisions)"
+        )
     player = load_player(args.opponent)  # an export's folder too: Opponent.load says what is wrong
-    judge = load_judge(args.judge, getattr(player, "evaluator", None)) if args.judge else None
+    own = getattr(player, "evaluator", None)
+    judge = load_judge(args.judge, own) if args.judge else default_judge(own)
+    if args.write and getattr(judge, "judges_itself", False):
+        raise ValueError(f"not writing a grade judged by its own network ({judge.name}): give --judge")
+    note = judge_note(judge)
+    if note:
+        print(f"bgai grade: {note}", file=sys.stderr)
     result = grade(
         player,
         games=args.games,
@@ -65,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty() and not args.json,
     )
     if args.write:
+        check_writable(result, judge)
         write_strength(folder, result)
     print(json.dumps(result.to_dict()) if args.json else result.table())
     if args.write and not args.json:

@@ -60,6 +60,11 @@ RATING_SCALE: tuple[tuple[str, float], ...] = (
 """gnubg's rating thresholds (gnubg manual, "Threshold for ratings"; docs/formats.md §8):
 each class covers error rates (x 1000) from the previous bound up to, not including, its own."""
 
+MIN_DECISIONS_TO_WRITE = 200
+"""``bgai grade --write`` stores no grade judged on fewer decisions: at the default 300 the 95 %
+interval of the error rate is a few points per 1000 wide, about one class of the scale; from
+a few dozen it spans several."""
+
 
 def rating_class(error_rate: float) -> str:
     """gnubg's name for an error rate per move (x 1000): 4.9 is "World class", 5.0 "Expert"."""
@@ -137,12 +142,19 @@ class SearchJudge:
     """A bgai evaluator at ``plies`` (gnubg's numbering) with a move filter, batched."""
 
     def __init__(
-        self, evaluator: Evaluator, plies: int = 2, move_filter: MoveFilter = DEFAULT_FILTER, name: str = ""
+        self,
+        evaluator: Evaluator,
+        plies: int = 2,
+        move_filter: MoveFilter = DEFAULT_FILTER,
+        name: str = "",
+        judges_itself: bool = False,
     ) -> None:
         self.evaluator = evaluator
         self.plies = int(plies)
         self.move_filter = move_filter
         self.name = name or f"{getattr(evaluator, 'name', 'evaluator')}@{self.plies}ply"
+        self.judges_itself = judges_itself
+        """The graded player's own evaluator: it cannot see the errors its own judgement makes."""
 
     def equity_lost(self, decisions: Decisions) -> np.ndarray:
         if not len(decisions):
@@ -225,7 +237,33 @@ def default_judge(fallback: Evaluator | None = None) -> Judge:
     except ValueError:
         if fallback is None:
             raise ValueError("no judge: install gnubg-nn, ship checkpoints/best.pt or give --judge") from None
-        return SearchJudge(fallback, 2, name=f"{getattr(fallback, 'name', 'own net')}@2ply (its own net)")
+        name = f"{getattr(fallback, 'name', 'own net')}@2ply (its own net)"
+        return SearchJudge(fallback, 2, name=name, judges_itself=True)
+
+
+def judge_note(judge: Judge) -> str | None:
+    """One line for people when the judge is not gnubg (``None`` when it is): who judged, and
+    what a grade from a net judging itself is worth."""
+    if isinstance(judge, GnubgJudge):
+        return None
+    if getattr(judge, "judges_itself", False):
+        return (
+            f"judged by its own network ({judge.name}), not gnubg: a net does not see its own errors, "
+            "so the grade says little; install the gnubg extra (pip install 'bgai[gnubg]') or give --judge"
+        )
+    extra = "gnubg's judgement needs the gnubg extra: pip install 'bgai[gnubg]'"
+    return f"judged by {judge.name}, not gnubg ({extra})"
+
+
+def check_writable(result: GradeResult, judge: Judge) -> None:
+    """Refuse (``ValueError``) to store a grade judged on too few decisions or by the net itself."""
+    if result.decisions < MIN_DECISIONS_TO_WRITE:
+        raise ValueError(
+            f"a grade is written only from at least {MIN_DECISIONS_TO_WRITE} decisions; this one judged "
+            f"{result.decisions} (raise --decisions, or --games when the games held too few)"
+        )
+    if getattr(judge, "judges_itself", False):
+        raise ValueError(f"not writing a grade judged by its own network ({judge.name}): give --judge")
 
 
 # --- grading ----------------------------------------------------------------------------------

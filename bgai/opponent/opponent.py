@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from bgai.model.net import SplitNet, ValueNet, build_net
 from bgai.opponent.bot import Bot
 from bgai.opponent.export import CONFIG_FILE, FORMAT
 from bgai.search.evaluator import NetEvaluator, terminal_probs
-from bgai.search.ply import FILTERS, FilterStage, MoveFilter, position_noise
+from bgai.search.ply import FILTERS, MAX_PLIES, FilterStage, MoveFilter, position_noise
 
 _CUBE_NOISE_SALT = 0x0C0BE  # the cube's noise is drawn apart from the move noise of the same board
 
@@ -184,6 +185,9 @@ def _load_net(folder: Path, info: dict[str, Any]) -> ValueNet | SplitNet:
         net = build_net(spec)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{folder}: bad architecture in {CONFIG_FILE} ({_first_line(e)})") from None
+    for key, tensor in tensors.items():
+        if tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            raise ValueError(f"{weights}: weight {key} holds a value that is not a finite number (NaN, inf)")
     try:
         net.load_state_dict(tensors, strict=True)
     except RuntimeError as e:
@@ -192,26 +196,40 @@ def _load_net(folder: Path, info: dict[str, Any]) -> ValueNet | SplitNet:
 
 
 def _settings(info: dict[str, Any]) -> dict[str, Any]:
-    """The typed settings an opponent plays by (``KeyError``/``TypeError``/``ValueError`` if damaged)."""
+    """The typed settings an opponent plays by, each checked against what it may be, so that a
+    damaged or hand-edited file fails at load (``KeyError``/``TypeError``/``ValueError``)."""
     play, cube = info["play"], info["cube"]
+    plies = play["plies"]
+    if isinstance(plies, bool) or not isinstance(plies, int) or not 0 <= plies <= MAX_PLIES:
+        raise ValueError(f"plies must lie in 0..{MAX_PLIES}, got {plies!r}")
+    noise = play["noise"]["stddev"]
+    if isinstance(noise, bool) or not isinstance(noise, int | float) or not math.isfinite(noise) or noise < 0:
+        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
+    seed = play["noise"]["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"the noise seed must be a whole number, got {seed!r}")
+    flags = {rule: cube[rule] for rule in ("jacoby", "beavers")}
+    for rule, flag in flags.items():
+        if not isinstance(flag, bool):
+            raise ValueError(f"cube.{rule} must be true or false, got {flag!r}")
     return {
         "name": str(info["name"]),
         "level": str(info["level"]),
-        "plies": int(play["plies"]),
-        "noise": float(play["noise"]["stddev"]),
-        "noise_seed": int(play["noise"]["seed"]),
+        "plies": plies,
+        "noise": float(noise),
+        "noise_seed": seed,
         "move_filter": _move_filter(play["move_filter"]),
-        "jacoby": bool(cube["jacoby"]),
-        "beavers": bool(cube["beavers"]),
+        **flags,
     }
 
 
 def _move_filter(entry: dict[str, Any]) -> MoveFilter:
-    """The move filter ``bgai.json`` describes: its stages if written, else the named filter."""
+    """The move filter ``bgai.json`` describes: its stages if written, else the named filter; the
+    name must be one bgai knows either way."""
+    if entry["name"] not in FILTERS:
+        raise ValueError(f"unknown move filter {entry['name']!r}: choose one of {', '.join(FILTERS)}")
     stages = entry.get("stages")
     if stages is None:
-        if entry["name"] not in FILTERS:
-            raise ValueError(f"unknown move filter {entry['name']!r}")
         return FILTERS[entry["name"]]
     return tuple(None if s is None else FilterStage(int(s[0]), int(s[1]), float(s[2])) for s in stages)
 

@@ -41,6 +41,9 @@ from bgai.engine.movegen import expand
 from bgai.model.probs import cubeless_equity, invert
 from bgai.search.evaluator import Evaluator, afterstate_values, pruner_of, terminal_probs
 
+MAX_PLIES = 4
+"""The deepest lookahead bgai searches or lets a player, a level or an export ask for."""
+
 MAX_BOARDS_PER_CHUNK = {"cpu": 16, "cuda": 4096}
 """Positions expanded over all 21 rolls in one go, by device type. On CPU small chunks (336
 (position, roll) pairs, ~7,000 afterstates) stay in cache and ran 1.5x faster per decision

@@ -197,7 +197,7 @@ def test_cli_bad_settings_are_one_line_errors(capsys, argv, message):
 def test_cli_refuses_a_finished_game(capsys):
     finished = encode_position_id(pos("x ; o 6:1").numpy())
     assert main(["rollout", finished, "--trials", "1"]) == 2
-    assert "game is over" in capsys.readouterr().err
+    assert "is over: the player on roll has borne off every checker" in capsys.readouterr().err
 
 
 def test_cubeful_match_rollout_of_a_last_roll_position_is_exact(exact):

@@ -142,10 +142,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read(text: str, read_position):
+    from bgai.engine.board import require_game_on
+    from bgai.formats.quote import quote
+
     board, match_state = read_position(text)
-    for row, who in ((1, "player on roll"), (0, "opponent")):
-        if board[row].sum() == 0:
-            raise ValueError(f"the game is over in {text[:40]!r}: the {who} has borne off every checker")
+    require_game_on(board, f" in {quote(text)}")
     dice = match_state.dice if match_state is not None else None
     return board, dice, match_state
 

@@ -41,6 +41,7 @@ COMMANDS = [
     "serve",
     "export",
     "grade",
+    "analyse",
 ]
 """Command names, in the order ``bgai --help`` lists them; each is ``bgai/cli/<name>_cmd.py``."""
 

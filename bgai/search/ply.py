@@ -27,7 +27,7 @@ Equities are cubeless money equities (:func:`bgai.model.probs.cubeless_equity`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -143,20 +143,27 @@ def roll_values(evaluator: Evaluator, boards: torch.Tensor, plies: int = 0) -> t
 
 
 def roll_moves(
-    evaluator: Evaluator, boards: torch.Tensor, plies: int = 0
+    evaluator: Evaluator,
+    boards: torch.Tensor,
+    plies: int = 0,
+    rank: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(afterstates (N, 21, 2, 25), values (N, 21, 5))``: the best move of each unfinished
     board for each of :data:`ROLLS` (mover still in row 1) and its value for the mover at ``plies``.
 
     The move is picked at 0-ply, by the evaluator's ``pruner`` when it has one (only the chosen
-    move is then valued by the evaluator), else by the evaluator itself.
+    move is then valued by the evaluator), else by the evaluator itself: the highest cubeless
+    money equity, or the highest ``rank(values, children, parent)`` (``(M,)``, ``parent`` numbering
+    the (board, roll) pairs ``board * 21 + roll``) when given; analysis ranks by cubeful equity
+    at the score, as gnubg's luck analysis does.
     """
     n = len(boards)
     rolls = ROLLS.to(boards.device)
     children, parent = expand(boards.repeat_interleave(len(rolls), 0), rolls.repeat(n, 1))
     pruner = pruner_of(evaluator)
     values = afterstate_values(pruner if pruner is not None else evaluator, children)
-    best = segment_argmax(cubeless_equity(values), parent, n * len(rolls))
+    score = cubeless_equity(values) if rank is None else torch.as_tensor(rank(values, children, parent))
+    best = segment_argmax(score.to(values.device), parent, n * len(rolls))
     moves = children.index_select(0, best)
     if plies == 0 and pruner is None:
         chosen = values.index_select(0, best)

@@ -1,0 +1,701 @@
+"""Judging every decision of a match, batched: checker play, cube, luck, and each player's figures.
+
+:func:`analyse_match` replays a :class:`~bgai.formats.MatchRecord` (:mod:`bgai.analyse.replay`)
+and judges all its decisions together, each kind in one batched pass:
+
+* **checker play**: every unforced move's candidates by :func:`bgai.search.score_candidates`
+  at the judge's ply under gnubg's analysis filter, the move played valued at that ply too;
+  equity lost = the best candidate's equity minus the played one's;
+* **cube**: every position where the player on roll could double, and every double and its
+  answer, by :func:`bgai.cube.analysis.analyse_positions` (cubeful 0-2 ply): a missed double
+  loses ``optimal - ND``, a double ``optimal - min(DT, DP)``, a take ``DT - DP`` where the
+  doubler's DT beats DP (it should have been a pass), a pass ``DP - DT`` where DT is the lower;
+* **luck**: the value of each roll's best move against the average over the 21 rolls
+  (:func:`bgai.search.roll_moves`, 0-ply, as gnubg); the opening roll, which cannot be a
+  double and might have gone to either player, against the 30 non-double openings.
+
+Equities are gnubg's: **cubeful** and **normalised** (per unit of the current cube; in a match,
+match winning chances mapped so that winning the cube is +1 and losing it -1). A candidate
+move's afterstate is valued from the opponent's side, who may double first: Janowski's
+cubeful value (:func:`bgai.cube.search.cubeful_value`) of the candidate's cubeless
+probabilities at its ply, with gnubg's cube efficiency for that ply (this reproduces gnubg's
+cubeful 2-ply move equities to 0.002 on average, see docs/analyse.md). Each error also has a
+*cost*: points (cube x equity) in money play, match winning chance in a match (gnubg's
+second column).
+
+Per player, as gnubg's statistics: error rate = equity lost per unforced move or close cube
+decision x 1000 (checker and cube rates apart too), PR = x 500, luck rate = luck per move
+x 1000, and the rating class of :func:`bgai.opponent.grade.rating_class`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+
+from bgai.analyse.judge import Judge, luck_mark, skill_mark
+from bgai.analyse.replay import CubeRules, GameInfo, Turn, cube_rules_of, replay
+from bgai.cube import CubeState, kazaross_xg2
+from bgai.cube import match as match_cube
+from bgai.cube.analysis import analyse_positions
+from bgai.cube.efficiency import cube_efficiencies
+from bgai.cube.search import cubeful_value
+from bgai.engine.board import checkers_per_side, swap_sides
+from bgai.engine.movegen import expand
+from bgai.engine.steps import move_steps
+from bgai.formats import MatchRecord, MatchState, encode_gnubg_id, format_move
+from bgai.model.probs import invert
+from bgai.opponent.grade import rating_class
+from bgai.search import ROLL_WEIGHTS, ROLLS, afterstate_values_at, roll_moves, score_candidates
+
+ALTERNATIVES = 5
+"""Ranked alternatives kept for each marked checker decision (plus the move played)."""
+CLOSE_CUBE = 0.16
+"""gnubg counts a no-double as a real ("close") cube decision when the best of doubling is
+within this of the proper action (normalised equity, double/take capped at +1)."""
+
+
+@dataclass
+class Alternative:
+    """A candidate move: its notation, the ply it was valued at and its cubeful equity (mover's)."""
+
+    move: str
+    ply: int
+    equity: float
+    probs: tuple[float, ...]
+
+
+@dataclass
+class Decision:
+    """One judged decision: a checker play (``move``), a cube decision (``cube``) or an answer (``take``)."""
+
+    game: int
+    move: int
+    player: int
+    kind: str
+    played: str
+    """The move played in gnubg notation, or ``double``/``no double``, ``take``/``pass``/``beaver``."""
+    best: str
+    """The judge's best move, or its proper action in gnubg's words."""
+    error: float
+    """Normalised equity lost (>= 0)."""
+    cost: float
+    """What it cost: points in money play, match winning chance in a match."""
+    mark: str
+    counts: bool
+    """Enters the error rate: an unforced move, or a close or actual cube decision."""
+    position: str
+    """GNUbgID of the position (the player on roll's view, dice set for a checker play)."""
+    dice: tuple[int, int] | None = None
+    equity: float = math.nan
+    """Cubeful normalised equity of the move played (moves) or of the proper action (cube)."""
+    what: str = ""
+    """gnubg's statistics line of a cube error: missed double below/above CP, wrong double
+    below DP/above TG, wrong take, wrong pass."""
+    alternatives: list[Alternative] = field(default_factory=list)
+    cube: dict | None = None
+    """``nd``, ``dt``, ``dp`` (normalised, the doubler's) for cube decisions and answers."""
+    board: np.ndarray | None = field(default=None, repr=False)
+
+
+@dataclass
+class Roll:
+    """The luck of one roll: its value minus the average roll's (normalised, and its cost)."""
+
+    game: int
+    move: int
+    player: int
+    dice: tuple[int, int]
+    luck: float
+    cost: float
+    mark: str
+
+
+@dataclass
+class PlayerStats:
+    """One player's figures, as gnubg's match statistics has them (errors as positive numbers)."""
+
+    name: str
+    moves: int = 0
+    unforced: int = 0
+    marked: dict[str, int] = field(default_factory=lambda: {"doubtful": 0, "bad": 0, "very bad": 0})
+    checker_error: float = 0.0
+    checker_cost: float = 0.0
+    cube_decisions: int = 0
+    close_cube: int = 0
+    doubles: int = 0
+    takes: int = 0
+    passes: int = 0
+    cube_errors: dict[str, list[float]] = field(default_factory=dict)
+    """gnubg's cube error lines -> [count, error, cost]."""
+    cube_error: float = 0.0
+    cube_cost: float = 0.0
+    luck: float = 0.0
+    luck_cost: float = 0.0
+    luck_marks: dict[str, int] = field(
+        default_factory=lambda: {"very lucky": 0, "lucky": 0, "unlucky": 0, "very unlucky": 0}
+    )
+    result: float = 0.0
+    """Actual result: points (money) or match winning chance gained (match)."""
+    luck_adjusted: float = 0.0
+
+    @property
+    def checker_rate(self) -> float:
+        return _per(self.checker_error, self.unforced)
+
+    @property
+    def cube_rate(self) -> float:
+        return _per(self.cube_error, self.close_cube)
+
+    @property
+    def error_rate(self) -> float:
+        """Equity lost per unforced move or close cube decision x 1000 (gnubg's overall rate)."""
+        return _per(self.checker_error + self.cube_error, self.unforced + self.close_cube)
+
+    @property
+    def pr(self) -> float:
+        """eXtreme Gammon's Performance Rating style: the same per decision x 500."""
+        return self.error_rate / 2
+
+    @property
+    def luck_rate(self) -> float:
+        return _per(self.luck, self.moves)
+
+    @property
+    def rating(self) -> str:
+        return rating_class(self.error_rate) if math.isfinite(self.error_rate) else "n/a"
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        for name in ("checker_rate", "cube_rate", "error_rate", "pr", "luck_rate", "rating"):
+            value = getattr(self, name)
+            out[name] = None if isinstance(value, float) and not math.isfinite(value) else value
+        return out
+
+
+def _per(total: float, count: int) -> float:
+    return 1000.0 * total / count if count else math.nan
+
+
+@dataclass
+class MatchAnalysis:
+    """Everything :func:`analyse_match` found in one file."""
+
+    source: str
+    match_length: int
+    players: tuple[str, str]
+    judge: str
+    plies: int
+    games: list[GameInfo]
+    decisions: list[Decision]
+    rolls: list[Roll]
+    stats: tuple[PlayerStats, PlayerStats]
+    curves: list[list[tuple[float, str]]]
+    """Per game: player 0's equity (money: points; match: match winning chance) after each
+    move, with what the move was."""
+    cube_in_use: bool = True
+    checkers: int = 15
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        def clean(value):
+            if isinstance(value, float):
+                return None if not math.isfinite(value) else round(value, 6)
+            if isinstance(value, dict):
+                return {k: clean(v) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return [clean(v) for v in value]
+            return value
+
+        decisions = []
+        for d in self.decisions:
+            item = {k: v for k, v in asdict(d).items() if k != "board"}
+            decisions.append(item)
+        games = [
+            {
+                "number": g.number,
+                "score": list(g.score),
+                "crawford": g.crawford,
+                "winner": g.winner,
+                "points": g.points,
+                "resigned": g.resigned,
+                "result": g.result,
+            }
+            for g in self.games
+        ]
+        return clean(
+            {
+                "file": self.source,
+                "match_length": self.match_length,
+                "players": list(self.players),
+                "judge": self.judge,
+                "plies": self.plies,
+                "cube_in_use": self.cube_in_use,
+                "games": games,
+                "stats": [s.to_dict() for s in self.stats],
+                "decisions": decisions,
+                "rolls": [asdict(r) for r in self.rolls],
+                "curves": self.curves,
+                "seconds": self.seconds,
+            }
+        )
+
+
+# --- equities -------------------------------------------------------------------------------
+
+
+class _Money:
+    """Turns probabilities into gnubg's cubeful normalised equities and costs, for given cube states."""
+
+    def __init__(self, rules: CubeRules, checkers: int) -> None:
+        self.rules = rules
+        self.checkers = checkers
+        self.met = kazaross_xg2()
+
+    def after_move(
+        self,
+        probs: np.ndarray,
+        afters: np.ndarray,
+        states: Sequence[CubeState],
+        plies,
+        which: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Cubeful equity, normalised, for the mover of each afterstate (mover in row 1; ``probs``
+        the mover's at ``plies``): the opponent is on roll there and may double first.
+
+        ``states[which[i]]`` is row ``i``'s mover's cube state (``which`` defaults to one state a row).
+        """
+        n = len(probs)
+        if not n:
+            return np.zeros(0)
+        plies = np.broadcast_to(np.asarray(plies), (n,))
+        opponent_boards = swap_sides(torch.as_tensor(np.asarray(afters)))
+        if self.rules.in_use:
+            shallow = cube_efficiencies(opponent_boards, 0, self.checkers)
+            deep = cube_efficiencies(opponent_boards, 2, self.checkers) if (plies >= 2).any() else shallow
+            x = np.where(plies >= 2, deep, shallow)
+        else:
+            x = np.zeros(n)
+        theirs = invert(np.asarray(probs, dtype=np.float64))
+        distinct: dict[CubeState, int] = {}
+        ids = np.array([distinct.setdefault(state, len(distinct)) for state in states])
+        group = ids if which is None else ids[np.asarray(which)]
+        out = np.empty(n)
+        for state, g in distinct.items():
+            rows = np.flatnonzero(group == g)
+            if not len(rows):
+                continue
+            value = cubeful_value(
+                theirs[rows], x[rows], state.swapped(), may_double=self.rules.in_use, met=self.met
+            )
+            if state.is_money:
+                out[rows] = -value / state.cube
+            else:
+                out[rows] = match_cube.mwc_to_equity(1.0 - value, state, self.met)
+        return out
+
+    def cost(self, equity: np.ndarray | float, state: CubeState) -> np.ndarray:
+        """Normalised equity as points (money: x cube) or match winning chance (match)."""
+        equity = np.asarray(equity, dtype=np.float64)
+        if state.is_money:
+            return equity * state.cube
+        zero = match_cube.equity_to_mwc(0.0, state, self.met)
+        return match_cube.equity_to_mwc(equity, state, self.met) - zero
+
+    def player0(self, equity: float, state: CubeState, player: int) -> float:
+        """The mover's normalised equity as player 0's points (money) or match winning chance."""
+        if state.is_money:
+            value = equity * state.cube
+            return value if player == 0 else -value
+        mwc = float(match_cube.equity_to_mwc(equity, state, self.met))
+        return mwc if player == 0 else 1.0 - mwc
+
+
+# --- the analysis -------------------------------------------------------------------------------
+
+
+def analyse_match(
+    record: MatchRecord, judge: Judge, *, rules: CubeRules | None = None, source: str = ""
+) -> MatchAnalysis:
+    """Judge every decision of ``record`` (see the module docstring)."""
+    began = time.perf_counter()
+    rules = rules or cube_rules_of(record)
+    games = replay(record, rules)
+    turns = [t for g in games for t in g.turns]
+    money = _Money(rules, checkers_per_side(record.variant))
+    rolled = [t for t in turns if t.dice is not None and t.steps is not None]
+    luck, roll_equity = _luck(judge, rolled, money)
+    moves, played_equity = _checker_play(judge, rolled, money)
+    cube = _cube(judge, [t for t in turns if t.cube_decision or t.doubled], money, rules)
+
+    decisions: list[Decision] = []
+    rolls: list[Roll] = []
+    after_turn: dict[int, tuple[float, str]] = {}
+    for k, turn in enumerate(rolled):
+        mark = luck_mark(luck[k])
+        cost = float(money.cost(luck[k], turn.state))
+        rolls.append(Roll(turn.game, turn.move, turn.player, turn.dice, float(luck[k]), cost, mark))
+        equity = played_equity.get(k, roll_equity[k])
+        move = moves[id(turn)]
+        label = f"{turn.move}) {record.players[turn.player]} {turn.dice[0]}{turn.dice[1]}: {move.played}"
+        if move.mark:
+            label += f" ({move.mark}, -{move.error:.3f})"
+        after_turn[id(turn)] = (money.player0(equity, turn.state, turn.player), label)
+    for turn in turns:  # in file order: the doubler's cube decision, the answer, then the move
+        decisions.extend(cube.get(id(turn), []))
+        if id(turn) in moves:
+            decisions.append(moves[id(turn)])
+    stats = _stats(record, games, decisions, rolls)
+    curves = [_curve(g, after_turn, money, record) for g in games]
+    return MatchAnalysis(
+        source=source,
+        match_length=record.match_length,
+        players=tuple(record.players),
+        judge=judge.name,
+        plies=judge.plies,
+        games=games,
+        decisions=decisions,
+        rolls=rolls,
+        stats=stats,
+        curves=curves,
+        cube_in_use=rules.in_use,
+        checkers=money.checkers,
+        seconds=time.perf_counter() - began,
+    )
+
+
+def _boards(turns: list[Turn], what: str = "board") -> torch.Tensor:
+    if not turns:
+        return torch.zeros((0, 2, 25), dtype=torch.int8)
+    return torch.as_tensor(np.stack([getattr(t, what) for t in turns])).to(torch.int8)
+
+
+def _roll_index(dice: tuple[int, int]) -> int:
+    low, high = sorted(dice)
+    return [tuple(r) for r in ROLLS.tolist()].index((low, high))
+
+
+def _luck(judge: Judge, rolled: list[Turn], money: _Money) -> tuple[np.ndarray, np.ndarray]:
+    """(luck of each roll, the cubeful equity of the actual roll's best move), normalised, 0-ply."""
+    if not rolled:
+        return np.zeros(0), np.zeros(0)
+    boards = _boards(rolled)
+    mine = _roll_equities(judge, boards, [t.state for t in rolled], money)
+    mean = mine @ ROLL_WEIGHTS.double().numpy()
+    opening = np.flatnonzero([t.opening and t.dice[0] != t.dice[1] for t in rolled])
+    if len(opening):  # gnubg's first-roll luck: either player might have won the opening roll
+        plain = np.array([a != b for a, b in ROLLS.tolist()])
+        theirs = _roll_equities(judge, boards[opening], [rolled[i].state.swapped() for i in opening], money)
+        mean[opening] = (mine[opening][:, plain].sum(1) - theirs[:, plain].sum(1)) / (2 * plain.sum())
+    equity = mine[np.arange(len(rolled)), [_roll_index(t.dice) for t in rolled]]
+    return equity - mean, equity
+
+
+def _roll_equities(judge: Judge, boards: torch.Tensor, states: list[CubeState], money: _Money) -> np.ndarray:
+    """``(N, 21)`` cubeful equity of each roll's best move at 0-ply, picked by that equity."""
+    rolls = len(ROLLS)
+
+    def rank(values: torch.Tensor, children: torch.Tensor, parent: torch.Tensor) -> torch.Tensor:
+        probs = values.double().cpu().numpy()
+        owners = (parent // rolls).cpu().numpy()
+        return torch.as_tensor(money.after_move(probs, children.cpu().numpy(), states, 0, owners))
+
+    afters, values = roll_moves(judge.evaluator, boards, 0, rank=rank)
+    n = len(boards)
+    equity = money.after_move(
+        values.reshape(n * rolls, 5).double().numpy(),
+        afters.reshape(n * rolls, 2, 25).numpy(),
+        states,
+        0,
+        np.arange(n * rolls) // rolls,
+    )
+    return equity.reshape(n, rolls)
+
+
+def _checker_play(
+    judge: Judge, rolled: list[Turn], money: _Money
+) -> tuple[dict[int, Decision], dict[int, float]]:
+    """Every move played, judged: (decision per turn id, played equity per index into ``rolled``)."""
+    n = len(rolled)
+    if not n:
+        return {}, {}
+    boards, dice = _boards(rolled), torch.tensor([t.dice for t in rolled])
+    _, parent = expand(boards, dice)
+    unforced = (torch.bincount(parent, minlength=n) >= 2).numpy()
+    index = np.flatnonzero(unforced)
+    out: dict[int, Decision] = {}
+    played_equity: dict[int, float] = {}
+    for k, turn in enumerate(rolled):
+        if not unforced[k]:
+            out[id(turn)] = Decision(
+                turn.game,
+                turn.move,
+                turn.player,
+                "move",
+                format_move(turn.board, turn.steps),
+                format_move(turn.board, turn.steps),
+                0.0,
+                0.0,
+                "",
+                False,
+                _position(turn, dice=True),
+                turn.dice,
+                board=turn.board,
+            )
+    if not len(index):
+        return out, played_equity
+    sub = [rolled[i] for i in index]
+    c = score_candidates(judge.evaluator, boards[index], dice[index], judge.plies, judge.move_filter)
+    cand_boards = c.boards.to(torch.int8)
+    after = _boards(sub, "after")
+    same = (cand_boards == after.index_select(0, c.parent)).flatten(1).all(1)
+    played_row = torch.full((len(sub),), -1, dtype=torch.long)
+    played_row[c.parent[same]] = same.nonzero().squeeze(1)
+    if (played_row < 0).any():
+        bad = sub[int((played_row < 0).nonzero()[0])]
+        raise ValueError(f"game {bad.game}, move {bad.move}: the move played is not among the legal moves")
+    shallow = (c.ply.index_select(0, played_row) < judge.plies).nonzero().squeeze(1)
+    played_probs = c.probs.index_select(0, played_row).clone()
+    if len(shallow):
+        deeper = afterstate_values_at(judge.evaluator, after.index_select(0, shallow), judge.plies)
+        played_probs[shallow] = deeper.to(played_probs)
+    parents = c.parent.numpy()
+    states = [sub[p].state for p in parents]
+    equity = money.after_move(c.probs.double().numpy(), cand_boards.numpy(), states, c.ply.numpy())
+    played = money.after_move(
+        played_probs.double().numpy(), after.numpy(), [t.state for t in sub], judge.plies
+    )
+    full = c.ply.numpy() == judge.plies
+    best = np.full(len(sub), -np.inf)
+    np.maximum.at(best, parents[full], equity[full])
+    best = np.maximum(best, played)
+    error = np.maximum(best - played, 0.0)
+    # the best candidate of each decision (full ply first), and the ranked lists to show
+    order = np.lexsort((-equity, -c.ply.numpy(), parents))
+    first = np.searchsorted(parents[order], np.arange(len(sub)))
+    best_row = order[first]
+    marked = [skill_mark(e) for e in error]
+    wanted = sorted({int(r) for r in best_row})
+    top: dict[int, list[int]] = {}
+    for j in range(len(sub)):
+        if marked[j]:
+            end = first[j + 1] if j + 1 < len(sub) else len(order)
+            rows = [int(r) for r in order[first[j] : end][:ALTERNATIVES]]
+            top[j] = rows
+            wanted.extend(rows)
+    wanted = sorted(set(wanted))
+    names = _notation(cand_boards, c.parent, boards[index], dice[index], wanted)
+    for j, turn in enumerate(sub):
+        played_text = format_move(turn.board, turn.steps)
+        alternatives = [
+            Alternative(names[r], int(c.ply[r]), float(equity[r]), tuple(float(p) for p in c.probs[r]))
+            for r in top.get(j, [])
+        ]
+        best_text = names[int(best_row[j])]
+        if error[j] == 0.0:
+            best_text = played_text
+        out[id(turn)] = Decision(
+            turn.game,
+            turn.move,
+            turn.player,
+            "move",
+            played_text,
+            best_text,
+            float(error[j]),
+            float(money.cost(error[j], turn.state)),
+            marked[j],
+            True,
+            _position(turn, dice=True),
+            turn.dice,
+            float(played[j]),
+            alternatives=alternatives,
+            board=turn.board,
+        )
+        played_equity[int(index[j])] = float(played[j])
+    return out, played_equity
+
+
+def _notation(
+    children: torch.Tensor, parent: torch.Tensor, boards: torch.Tensor, dice: torch.Tensor, rows: list[int]
+) -> dict[int, str]:
+    """gnubg notation of the candidates ``rows`` (afterstates of ``boards[parent]``)."""
+    if not rows:
+        return {}
+    index = torch.tensor(rows)
+    owners = parent.index_select(0, index)
+    before = boards.index_select(0, owners).numpy()
+    steps = move_steps(before, dice.index_select(0, owners).numpy(), children.index_select(0, index).numpy())
+    return {r: format_move(b, s) for r, b, s in zip(rows, before, steps, strict=True)}
+
+
+def _position(turn: Turn, *, dice: bool = False, cube: bool = False, offered: bool = False) -> str:
+    """GNUbgID of the turn's position, gnubg's player numbers (0 = the file's left column):
+    when rolling (``dice``: with the roll), or at the cube decision (``cube``)."""
+    state = turn.cube_state if cube else turn.state
+    try:
+        ms = MatchState(
+            cube_value=state.cube,
+            cube_owner=turn.cube_owner if cube else turn.owner,
+            on_roll=turn.player,
+            crawford=state.crawford,
+            double_offered=offered,
+            dice=turn.dice if dice else None,
+            match_length=state.match_length,
+            score=_score(turn.player, state),
+            jacoby=state.is_money and state.jacoby,
+        )
+        return encode_gnubg_id(turn.board, ms)
+    except ValueError:
+        return ""
+
+
+def _score(player: int, state: CubeState) -> tuple[int, int]:
+    if state.is_money:
+        return (0, 0)
+    mine, theirs = state.match_length - state.my_away, state.match_length - state.opp_away
+    return (mine, theirs) if player == 0 else (theirs, mine)
+
+
+def _cube(judge: Judge, turns: list[Turn], money: _Money, rules: CubeRules) -> dict[int, list[Decision]]:
+    """The doubler's decision (double or not) and the answer, per turn id."""
+    if not turns or not rules.in_use:
+        return {}
+    a = analyse_positions(
+        judge.evaluator, _boards(turns), [t.cube_state for t in turns], judge.cube_plies, money.met
+    )
+    out: dict[int, list[Decision]] = {}
+    for i, turn in enumerate(turns):
+        nd, dt, dp = float(a.nd[i]), float(a.dt[i]), float(a.dp[i])
+        if not math.isfinite(dt):  # the cube was not the doubler's to turn (a file's own double)
+            continue
+        optimal = max(nd, min(dt, dp))
+        values = {"nd": nd, "dt": dt, "dp": dp, "decision": a.decision[i]}
+        position = _position(turn, cube=True)
+        state = turn.cube_state
+        if turn.doubled:
+            error = optimal - min(dt, dp)
+            what = ("wrong double above TG" if nd > 1.0 else "wrong double below DP") if error > 0 else ""
+            played, close = "double", True
+        else:
+            error = optimal - nd
+            what = ("missed double above CP" if dt > 1.0 else "missed double below CP") if error > 0 else ""
+            played, close = "no double", optimal - min(dt, 1.0) < CLOSE_CUBE
+        error = max(error, 0.0)
+        decisions = [
+            Decision(
+                turn.game,
+                turn.move,
+                turn.player,
+                "cube",
+                played,
+                a.decision[i],
+                error,
+                float(money.cost(error, state)),
+                skill_mark(error),
+                close,
+                position,
+                equity=optimal,
+                what=what,
+                cube=values,
+                board=turn.board,
+            )
+        ]
+        if turn.doubled and turn.response is not None:
+            answer = "pass" if turn.response == "drop" else turn.response
+            proper = "pass" if dt > dp else "take"
+            if answer == "pass":
+                error = max(dp - dt, 0.0)
+                what = "wrong pass" if error > 0 else ""
+            else:
+                error = max(dt - dp, 0.0)
+                what = "wrong take" if error > 0 else ""
+            decisions.append(
+                Decision(
+                    turn.game,
+                    turn.move,
+                    1 - turn.player,
+                    "take",
+                    answer,
+                    proper,
+                    error,
+                    float(money.cost(error, state)),
+                    skill_mark(error),
+                    True,
+                    _position(turn, cube=True, offered=True),
+                    equity=-min(dt, dp),
+                    what=what,
+                    cube=values,
+                    board=turn.board,
+                )
+            )
+        out[id(turn)] = decisions
+    return out
+
+
+def _stats(
+    record: MatchRecord, games: list[GameInfo], decisions: list[Decision], rolls: list[Roll]
+) -> tuple[PlayerStats, PlayerStats]:
+    stats = (PlayerStats(record.players[0]), PlayerStats(record.players[1]))
+    for d in decisions:
+        s = stats[d.player]
+        if d.kind == "move":
+            s.moves += 1
+            if d.mark:
+                s.marked[d.mark] += 1
+            if d.counts:
+                s.unforced += 1
+                s.checker_error += d.error
+                s.checker_cost += d.cost
+            continue
+        s.cube_decisions += 1
+        s.close_cube += int(d.counts)
+        if d.played == "double":
+            s.doubles += 1
+        elif d.played in ("take", "beaver"):
+            s.takes += 1
+        elif d.played == "pass":
+            s.passes += 1
+        s.cube_error += d.error
+        s.cube_cost += d.cost
+        if d.what:
+            line = s.cube_errors.setdefault(d.what, [0, 0.0, 0.0])
+            line[0] += 1
+            line[1] += d.error
+            line[2] += d.cost
+    for r in rolls:
+        s = stats[r.player]
+        s.luck += r.luck
+        s.luck_cost += r.cost
+        if r.mark:
+            s.luck_marks[r.mark] += 1
+    result = sum(g.result for g in games)
+    stats[0].result, stats[1].result = result, -result
+    for me, them in ((stats[0], stats[1]), (stats[1], stats[0])):
+        me.luck_adjusted = me.result - me.luck_cost + them.luck_cost
+    return stats
+
+
+def _curve(
+    game: GameInfo, after_turn: dict[int, tuple[float, str]], money: _Money, record: MatchRecord
+) -> list[tuple[float, str]]:
+    """Player 0's equity (points, or match winning chance) before the game and after each move,
+    each with a label saying which move it was."""
+    if not game.turns:
+        return []
+    first = game.turns[0]
+    state0 = first.cube_state if first.player == 0 else first.cube_state.swapped()
+    start = (
+        0.0
+        if state0.is_money
+        else float(money.met.mwc(state0.my_away, state0.opp_away, post_crawford=state0.is_post_crawford))
+    )
+    points = [(start, f"game {game.number} starts")]
+    points.extend(after_turn[id(t)] for t in game.turns if id(t) in after_turn)
+    if game.winner is not None:
+        points.append((start + game.result, f"{record.players[game.winner]} wins {game.points}"))
+    return points

@@ -16,6 +16,8 @@ import urllib.request
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("fastapi", reason="the web extra (pip install -e '.[web]') is not installed")
 
@@ -223,6 +225,8 @@ def test_step_tree_enters_from_the_bar_first():
             {"position": "XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:0:0:0:0:10"},
             400,
         ),  # opp owns it
+        ("/api/cube", {"position": "0000ADA01ABwHg:A0Ag0000000A"}, 400),  # a 28313-point match
+        ("/api/resign", {"position": "0000ADA01ABwHg:A0Ag0000000A", "points": 1}, 400),
         ("/api/resign", {"position": OPENING, "points": 4}, 422),
         ("/api/resign", {"position": OPENING}, 422),
         ("/api/games", {"match_length": 99}, 422),
@@ -234,6 +238,35 @@ def test_step_tree_enters_from_the_bar_first():
 )
 def test_bad_input_is_a_4xx_with_one_line(client, url, body, status):
     one_line_error(client.post(url, json=body), status)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    url=st.sampled_from(["/api/move", "/api/hint", "/api/eval", "/api/cube", "/api/resign"]),
+    position=st.one_of(
+        st.text(max_size=40),
+        st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=:-", max_size=60),
+        st.sampled_from([OPENING, GNUBG_ID, XGID_ROLLED, RACE_DOUBLED]).map(lambda t: t[: len(t) // 2]),
+        st.builds(
+            lambda t, k, c: t[:k] + c + t[k + 1 :],
+            st.sampled_from([GNUBG_ID, XGID_ROLLED]),
+            st.integers(0, 40),
+            st.sampled_from(list("A/+:9-z")),
+        ),
+    ),
+    dice=st.one_of(st.none(), st.text(max_size=5), st.lists(st.integers(-3, 9), max_size=2)),
+    points=st.integers(1, 3),
+)
+def test_no_input_makes_a_500(client, url, position, dice, points):
+    body = {"position": position, "dice": dice, "points": points}
+    if url in ("/api/eval", "/api/cube"):
+        body = {"position": position}
+    elif url == "/api/resign":
+        body = {"position": position, "points": points}
+    response = client.post(url, json=body)
+    assert response.status_code in (200, 400, 422), (response.status_code, response.text)
+    if response.status_code != 200:
+        one_line_error(response, response.status_code)
 
 
 def test_malformed_requests(client):

@@ -37,6 +37,7 @@ from bgai.cube.search import cube_analysis, roll_tree
 from bgai.cube.state import CubeState, Owner
 from bgai.engine.board import is_over
 from bgai.formats.gnubgid import MatchState
+from bgai.formats.mat import MAX_MATCH_LENGTH
 from bgai.search.evaluator import Evaluator
 
 __all__ = [  # the last five live lower in the package and stay importable from here
@@ -78,6 +79,8 @@ def cube_state(match_state: MatchState | None, *, beavers: bool | None = None) -
             match_state.cube_value, owner, jacoby=match_state.jacoby, beavers=allow_beavers
         )
     length, score = match_state.match_length, match_state.score
+    if length > MAX_MATCH_LENGTH:
+        raise ValueError(f"a match is at most {MAX_MATCH_LENGTH} points (as the equity table), got {length}")
     if max(score) >= length:
         raise ValueError(f"the match is over: score {score[0]}-{score[1]} in a {length}-point match")
     return CubeState.match(

@@ -385,6 +385,48 @@ def test_a_game_through_the_api(client):
     one_line_error(client.get(f"/api/games/{gid}"), 404)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    match_length=st.sampled_from([0, 1, 3]),
+    actions=st.lists(
+        st.one_of(
+            st.sampled_from(["roll", "double", "take", "pass", "beaver", "next", "hint", "state", "legal"]),
+            st.tuples(st.just("resign"), st.integers(0, 4)),
+            st.tuples(st.just("move"), st.text(max_size=12)),
+        ),
+        max_size=40,
+    ),
+)
+def test_any_sequence_of_actions_is_answered_without_a_500(client, seed, match_length, actions):
+    state = client.post(
+        "/api/games", json={"seed": seed, "match_length": match_length, "opponent": "beginner"}
+    )
+    assert state.status_code == 200
+    state = state.json()
+    gid = state["game_id"]
+    for action in actions:
+        if action == "state":
+            response = client.get(f"/api/games/{gid}")
+        elif action == "hint":
+            response = client.get(f"/api/games/{gid}/hint")
+        elif action == "legal":  # a legal move when one is due, else the empty move
+            move = first_move(state) if state["awaiting"] == "move" else ""
+            response = client.post(f"/api/games/{gid}/move", json={"move": move})
+        elif isinstance(action, tuple) and action[0] == "resign":
+            response = client.post(f"/api/games/{gid}/resign", json={"points": action[1]})
+        elif isinstance(action, tuple):
+            response = client.post(f"/api/games/{gid}/move", json={"move": action[1]})
+        else:
+            response = client.post(f"/api/games/{gid}/{action}")
+        assert response.status_code in (200, 400, 422), (action, response.status_code, response.text)
+        if response.status_code != 200:
+            one_line_error(response, response.status_code)
+        elif action != "hint":
+            state = response.json()
+    client.delete(f"/api/games/{gid}")
+
+
 def test_resign_in_a_game(client):
     state = client.post("/api/games", json={"opponent": "expert", "match_length": 5, "seed": 2}).json()
     gid = state["game_id"]

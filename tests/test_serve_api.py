@@ -427,6 +427,35 @@ def test_any_sequence_of_actions_is_answered_without_a_500(client, seed, match_l
     client.delete(f"/api/games/{gid}")
 
 
+def bot_doubles(client, seed: int) -> dict:
+    """A money session against beginner played (first moves, no doubling) until the bot doubles."""
+    state = client.post("/api/games", json={"seed": seed, "opponent": "beginner"}).json()
+    for _ in range(60):
+        if state["awaiting"] == "answer":
+            return state
+        action = "move" if state["awaiting"] == "move" else "roll"
+        body = {"move": first_move(state)} if action == "move" else None
+        state = client.post(f"/api/games/{state['game_id']}/{action}", json=body).json()
+    raise AssertionError("the bot never doubled")
+
+
+@pytest.mark.parametrize("answer", ["pass", "take", "beaver"])
+def test_answering_the_bots_double(client, answer):
+    state = bot_doubles(client, seed=0)
+    assert state["cube"]["offered_by"] == "bot" and state["cube"]["beavers"]
+    gid = state["game_id"]
+    hint = client.get(f"/api/games/{gid}/hint").json()
+    assert hint["answer"] in ("take", "pass", "beaver") and hint["cube"] and hint["probs"]
+    state = client.post(f"/api/games/{gid}/{answer}").json()
+    kinds = [e["kind"] for e in state["events"]]
+    if answer == "pass":
+        assert kinds[:2] == ["pass", "win"] and state["events"][1]["how"] == "pass"
+        assert state["awaiting"] == "next" and state["score"] == {"bot": 1, "you": 0}
+    else:
+        assert kinds[0] == answer and state["events"][0]["cube_owner"] == "you"
+        assert state["events"][0]["cube_value"] == (2 if answer == "take" else 4)
+
+
 def test_resign_in_a_game(client):
     state = client.post("/api/games", json={"opponent": "expert", "match_length": 5, "seed": 2}).json()
     gid = state["game_id"]

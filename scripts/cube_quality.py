@@ -36,21 +36,19 @@ import sys
 import time
 from pathlib import Path
 
-import gnubg
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_cube_golden import cube_state, gnubg_cube_analysis, gnubg_output  # noqa: E402 (the oracle)
-
-from bgai.bots import evaluator_of  # noqa: E402
-from bgai.cube import CubeState, analyse_cube  # noqa: E402
-from bgai.cube.analysis import answer_to_double, cube_efficiencies, doubles  # noqa: E402
-from bgai.cube.search import cube_analysis, roll_tree  # noqa: E402
-from bgai.engine.board import is_race  # noqa: E402
-from bgai.engine.sampling import KINDS, play_positions, sample_positions  # noqa: E402
-from bgai.search.evaluator import GnubgEvaluator  # noqa: E402
-from bgai.specs import load_player  # noqa: E402
+from bgai import gnubg as oracle
+from bgai.bots import evaluator_of
+from bgai.cube import CubeState, analyse_cube
+from bgai.cube.analysis import answer_to_double, cube_efficiencies, doubles
+from bgai.cube.search import cube_analysis, roll_tree
+from bgai.cube.state import Owner
+from bgai.engine.board import is_race
+from bgai.engine.sampling import KINDS, play_positions, sample_positions
+from bgai.search.evaluator import GnubgEvaluator
+from bgai.specs import load_player
 
 # (name, match length, my score, opp score, cube, owner, crawford, jacoby, beavers), player on roll first
 STATES = {
@@ -61,6 +59,14 @@ STATES = {
     "7pt-3-6": ("7pt 3-6 post-Crawford (4a vs 1a)", 7, 3, 6, 1, "centred", False, False, False),
 }
 CLOSE = 0.1
+
+
+def cube_state(spec: tuple) -> CubeState:
+    """The :class:`CubeState` of a :data:`STATES` entry."""
+    _, length, mine, theirs, cube, owner, crawford, jacoby, beavers = spec
+    if length == 0:
+        return CubeState.money(cube, Owner(owner), jacoby=jacoby, beavers=beavers)
+    return CubeState.match(length, mine, theirs, cube, Owner(owner), crawford=crawford)
 
 
 def selfplay_boards(spec: str, n_wanted: int, seed: int, games: int = 64) -> torch.Tensor:
@@ -203,7 +209,7 @@ def main() -> None:
         "set output mwc off",
         f"set evaluation cubedecision evaluation plies {args.judge_plies}",
     ):
-        gnubg_output(command)
+        oracle.command_output(command)
 
     t0 = time.perf_counter()
     boards = candidate_boards(args)
@@ -219,7 +225,7 @@ def main() -> None:
             f"({len(boards) / max(elapsed, 1e-9):.1f} positions/s)",
             flush=True,
         )
-    pids = [gnubg.positionid(b.tolist()) for b in boards]
+    pids = [oracle.program().positionid(b.tolist()) for b in boards]
     phases = ["race" if r else "contact" for r in is_race(boards).tolist()]
 
     cache = load_cache(args.judge_cache)
@@ -232,7 +238,7 @@ def main() -> None:
         for i, pid in enumerate(pids):
             key = f"{pid}|{name}|{args.judge_plies}"
             if key not in cache:
-                cache[key] = gnubg_cube_analysis(pid, spec)
+                cache[key] = oracle.cube_analysis(pid, *spec[1:])
             gn = cache[key]
             if gn[3] is None:
                 continue

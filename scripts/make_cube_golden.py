@@ -20,37 +20,17 @@ Usage: ``python scripts/make_cube_golden.py --met --golden`` (about a minute of 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
-import os
 import random
-import re
 import sys
-import tempfile
 from pathlib import Path
 
-import gnubg
-import gnubg_nn
+from bgai import gnubg as oracle
 
 ROOT = Path(__file__).resolve().parents[1]
 MET_PATH = ROOT / "bgai" / "data" / "met_kazaross_xg2.json"
 GOLDEN_PATH = ROOT / "tests" / "data" / "cube_golden.json"
 START_PID = "4HPwATDgc/ABMA"
-
-# gnubg's positionclass enum -> bgai.cube.efficiency.cube_efficiency class names
-GNUBG_CLASSES = {
-    0: "over",
-    1: "hypergammon",
-    2: "hypergammon",
-    3: "hypergammon",
-    4: "bearoff_ts",
-    5: "bearoff_ts",
-    6: "bearoff_os",
-    7: "bearoff_os",
-    8: "race",
-    9: "crashed",
-    10: "contact",
-}
 
 # (name, match length, my score, opp score, cube, owner, crawford, jacoby, beavers); player on roll first.
 STATES = [
@@ -77,34 +57,8 @@ STATES = [
     ("5pt 2-0 owned 2-cube (3a vs 5a)", 5, 2, 0, 2, "me", False, False, False),
     ("5pt 3-3 owned 2-cube (dead)", 5, 3, 3, 2, "me", False, False, False),
 ]
-GNUBG_OWNER = {"centred": -1, "me": 0, "opponent": 1}
-
-_libc = ctypes.CDLL(None)
-
-
-def gnubg_output(command: str) -> str:
-    """Run a gnubg command and return what its C code printed (stdout and stderr)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    _libc.fflush(None)
-    with tempfile.TemporaryFile() as capture:
-        saved = [os.dup(1), os.dup(2)]
-        os.dup2(capture.fileno(), 1)
-        os.dup2(capture.fileno(), 2)
-        try:
-            gnubg.command(command)
-            _libc.fflush(None)
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-        capture.seek(0)
-        return capture.read().decode()
-
-
 def dump_met() -> None:
-    pre, post0, post1 = gnubg.met(64)
+    pre, post0, post1 = oracle.program().met(64)
     assert post0 == post1, "the bundled MET is symmetric"
     data = {
         "name": "Kazaross-XG2",
@@ -123,6 +77,7 @@ def dump_met() -> None:
 
 def self_play_positions(n_games: int, rng: random.Random) -> list[list[list[int]]]:
     """Boards before the roll (player on roll in row 1) from gnubg_nn self-play."""
+    gnubg, gnubg_nn = oracle.program(), oracle.nn()
     boards = []
     for _ in range(n_games):
         board = [list(row) for row in gnubg.positionfromid(START_PID)]
@@ -155,11 +110,12 @@ def choose_positions(boards, n_wanted: int, rng: random.Random) -> list[dict]:
     from bgai.cube.decision import analyse_cube
     from bgai.cube.efficiency import cube_efficiency
 
+    gnubg = oracle.program()
     seen, candidates = set(), []
     money = cube_state(STATES[0])
     for board in boards:
         pid = gnubg.positionid(board)
-        cls = GNUBG_CLASSES[gnubg.classify(board)]
+        cls = oracle.CLASSES[gnubg.classify(board)]
         if pid in seen or cls in ("over", "bearoff_ts", "hypergammon"):
             continue
         seen.add(pid)
@@ -181,34 +137,9 @@ def choose_positions(boards, n_wanted: int, rng: random.Random) -> list[dict]:
     return chosen
 
 
-_ROW = re.compile(r"^\s*\d\.\s+(.+?)\s{2,}([+-]\d+\.\d+)")
-_ACTION = re.compile(r"Proper cube action:\s*(.+?)(?:\s+\(\d+(?:\.\d+)?%\))?\s*$", re.M)
-_STATIC = re.compile(r"^static:\s+(.*)$", re.M)
-
-
 def gnubg_cube_analysis(pid: str, spec: tuple) -> list:
-    """gnubg's 0-ply ``[ND, DT, DP, decision]`` for one position and cube state (normalised).
-
-    Where gnubg refuses ("You cannot double.") only ND is known: ``[ND, None, None, None]``.
-    """
-    _, length, mine, theirs, cube, owner, crawford, jacoby, beavers = spec
-    gnubg_output(f"set beavers {3 if beavers else 0}")
-    info = gnubg.cubeinfo(cube, GNUBG_OWNER[owner], 0, length, (mine, theirs), int(crawford))
-    info["jacoby"] = int(jacoby)
-    match_id = gnubg.matchid(info, gnubg.posinfo(0, 0, 0, 1, (0, 0)))
-    gnubg_output(f"set gnubgid {pid}:{match_id}")
-    text = gnubg_output("hint")
-    if "You cannot double" in text:
-        fields = _STATIC.search(gnubg_output("eval")).group(1).split()
-        return [float(fields[-1]), None, None, None]
-    equities = {}
-    for line in text.splitlines():
-        row = _ROW.match(line)
-        if row:
-            name, value = row.group(1), float(row.group(2))
-            key = "nd" if name.startswith("No ") else "dp" if name.endswith("pass") else "dt"
-            equities[key] = value
-    return [equities["nd"], equities["dt"], equities["dp"], _ACTION.search(text).group(1)]
+    """gnubg's 0-ply ``[ND, DT, DP, decision]`` for one position and cube state (normalised)."""
+    return oracle.cube_analysis(pid, *spec[1:])
 
 
 def make_golden(n_positions: int, seed: int) -> None:
@@ -220,7 +151,7 @@ def make_golden(n_positions: int, seed: int) -> None:
         "set evaluation cubedecision evaluation plies 0",
         "set evaluation chequerplay evaluation plies 0",
     ):
-        gnubg_output(command)
+        oracle.command_output(command)
     boards = self_play_positions(120, rng)
     positions = choose_positions(boards, n_positions, rng)
     keys = ["name", "match_length", "my_score", "opp_score", "cube", "owner", "crawford", "jacoby", "beavers"]

@@ -9,11 +9,11 @@ thousandths while the expected roll counts still agree to about 2e-4.
 
 from __future__ import annotations
 
-import gnubg_nn
 import numpy as np
 import pytest
 import torch
 
+from bgai import gnubg as oracle
 from bgai.bearoff import (
     BearoffEvaluator,
     RaceTables,
@@ -140,6 +140,7 @@ def test_a_small_build_is_the_prefix_of_the_shipped_database(one_sided):
 
 def gnubg_rolls(homes: torch.Tensor) -> np.ndarray:
     """gnubg's distributions in our layout: its entry ``i`` is P(``i + 1`` rolls)."""
+    gnubg_nn = oracle.nn()
     out = np.zeros((len(homes), 32))
     for row, h in enumerate(homes.tolist()):
         probs = gnubg_nn.bearoff_probabilities(tuple(h))
@@ -192,7 +193,7 @@ def test_two_sided_agrees_with_one_sided_where_the_race_is_decided(one_sided, sm
     assert gap.max() < 0.02 and gap.mean() < 2e-3
 
 
-def test_two_sided_matches_gnubg_exact_bearoff_table(small_two_sided):
+def test_two_sided_matches_gnubg_exact_bearoff_table(small_two_sided, gnubg_nn):
     positions = all_positions(4)
     n = len(positions)
     mover, opponent = torch.meshgrid(torch.arange(1, n), torch.arange(1, n), indexing="ij")
@@ -275,7 +276,7 @@ def test_finished_games_match_the_search_layers_terminal_outcomes(evaluator):
     assert torch.equal(evaluator.evaluate(boards), probs)
 
 
-def test_evaluator_agrees_with_gnubg_on_sampled_bearoffs(evaluator):
+def test_evaluator_agrees_with_gnubg_on_sampled_bearoffs(evaluator, gnubg_nn):
     """Both sides in the exact table (up to 4 checkers here), or at least one side beyond gnubg's
     6-checker two-sided table, so that both programs use the same method."""
     positions = all_positions(15)
@@ -303,7 +304,7 @@ def test_evaluator_agrees_with_gnubg_on_sampled_bearoffs(evaluator):
     assert (ours[:, 1] > 0.01).sum() > 100 and (ours[:, 3] > 1e-3).sum() > 50  # gammons are tested
 
 
-def test_gammon_needs_the_first_checker_off_by_the_rules(evaluator):
+def test_gammon_needs_the_first_checker_off_by_the_rules(evaluator, gnubg_nn):
     """15 checkers on the 3-point bear one off at once except with 2-2 (gnubg_nn.moves agrees: 3/1(4),
     nothing off), so a lone checker on the 6 facing them wins a gammon 3/4 + 1/4 * 1/36 of the
     time. gnubg's database says 3/4: it takes the first checker as sure to come off."""

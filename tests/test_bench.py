@@ -87,6 +87,7 @@ def test_duplicate_games_replay_the_same_rolls_with_the_seats_swapped():
         assert g1.points == result.records[k].points
 
 
+@pytest.mark.gnubg
 def test_league_is_a_round_robin_with_antisymmetric_results():
     result = league([RandomPlayer(0), PubevalPlayer(), load_player("gnubg")], 20, seed=1)
     grid = result.ppg

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bgai import gnubg as oracle
 from bgai.bench import duel
 from bgai.bench.cubeful import cubeful_duel, match_duel
 from bgai.bench.records import duel_session, mat_names
@@ -108,8 +109,7 @@ def test_save_games_for_every_bench_mode(tmp_path, capsys):
 
 def gnubg_results(path: Path, jacoby: bool = True) -> list[tuple]:
     """(winner 0/1, points, score 0, score 1, Crawford game) of each game as gnubg imports it."""
-    import gnubg
-
+    gnubg = oracle.program()
     gnubg.command("set threads 1")
     gnubg.command(f"set jacoby {'on' if jacoby else 'off'}")
     try:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-import gnubg_nn
 import numpy as np
 import pytest
 import torch
 
+from bgai import gnubg as oracle
 from bgai.bots import (
     GnubgPlayer,
     Player,
@@ -32,6 +32,7 @@ OPENING = encode_position_id(starting_board())
 
 def play_pub_best_move(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     """The afterstate of gnubg_nn.pub_best_move (0-based steps, bar 24, off -1), mover in row 1."""
+    gnubg_nn = oracle.nn()
     steps = gnubg_nn.pub_best_move([list(map(int, row)) for row in board], d1, d2)
     pairs = zip(steps[::2], steps[1::2], strict=True)
     return apply_steps(board, [(source + 1, dest + 1) for source, dest in pairs])  # to 25 bar, 0 off
@@ -43,13 +44,18 @@ def play_pub_best_move(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
         ("random", RandomPlayer, "random"),
         ("random:7", RandomPlayer, "random:7"),
         ("pubeval", PubevalPlayer, "pubeval"),
-        ("gnubg", GnubgPlayer, "gnubg"),
-        ("gnubg@1ply", GnubgPlayer, "gnubg@1ply"),
-        ("gnubg:expert", GnubgPlayer, "gnubg:expert"),
-        ("gnubg:worldclass", GnubgPlayer, "gnubg:worldclass"),
-        ("gnubg:grandmaster", GnubgPlayer, "gnubg:grandmaster"),
-        ("gnubg:beginner", SearchPlayer, "gnubg:beginner"),
-        ("gnubg:advanced@1ply", SearchPlayer, "gnubg:advanced@1ply"),
+        *(
+            pytest.param(spec, kind, spec, marks=pytest.mark.gnubg)
+            for spec, kind in (
+                ("gnubg", GnubgPlayer),
+                ("gnubg@1ply", GnubgPlayer),
+                ("gnubg:expert", GnubgPlayer),
+                ("gnubg:worldclass", GnubgPlayer),
+                ("gnubg:grandmaster", GnubgPlayer),
+                ("gnubg:beginner", SearchPlayer),
+                ("gnubg:advanced@1ply", SearchPlayer),
+            )
+        ),
     ],
 )
 def test_specs_name_their_players(spec, kind, name):
@@ -58,6 +64,7 @@ def test_specs_name_their_players(spec, kind, name):
     assert player.name == name
 
 
+@pytest.mark.gnubg
 def test_named_levels_follow_gnubgs_plies_and_noise():
     assert load_player("gnubg:worldclass").plies == 2
     assert load_player("gnubg:grandmaster").plies == 3
@@ -92,7 +99,12 @@ def test_bad_specs_raise_one_line_value_errors(spec, tmp_path, monkeypatch):
     assert "\n" not in str(error.value)
 
 
-@pytest.mark.parametrize("spec", ["random", "pubeval", "gnubg", "gnubg:beginner"])
+GNUBG_SPECS = [pytest.param(spec, marks=pytest.mark.gnubg) for spec in ("gnubg", "gnubg:casual")]
+WITH_GNUBG = ["random", "pubeval", *GNUBG_SPECS]
+"""Player specs of every kind; gnubg's need the optional packages."""
+
+
+@pytest.mark.parametrize("spec", WITH_GNUBG)
 def test_choose_move_returns_a_legal_move_in_gnubg_notation(spec):
     player = load_player(spec)
     for dice in ("31", "66", "52"):
@@ -100,38 +112,40 @@ def test_choose_move_returns_a_legal_move_in_gnubg_notation(spec):
         assert move in [m for m, _ in legal_moves(OPENING, dice)]
 
 
+@pytest.mark.gnubg
 def test_best_opening_moves_are_the_book_moves():
     player = load_player("gnubg")
     assert player.choose_move(OPENING, "31") == "8/5 6/5"
     assert player.choose_move(OPENING, (4, 2)) == "8/4 6/4"
 
 
-def test_choose_move_is_empty_when_the_player_dances():
+@pytest.mark.parametrize("spec", WITH_GNUBG)
+def test_choose_move_is_empty_when_the_player_dances(spec):
     closed_out = encode_position_id(pos("x bar:1 6:14; o 19:2 20:2 21:2 22:2 23:2 24:2 13:3").numpy())
-    for spec in ("random", "pubeval", "gnubg", "gnubg:casual"):
-        assert load_player(spec).choose_move(closed_out, "64") == ""
+    assert load_player(spec).choose_move(closed_out, "64") == ""
 
 
-def test_a_board_without_a_legal_move_comes_back_unchanged():
+@pytest.mark.parametrize("spec", WITH_GNUBG)
+def test_a_board_without_a_legal_move_comes_back_unchanged(spec):
     board = pos("x bar:1 6:14; o 19:2 20:2 21:2 22:2 23:2 24:2 13:3")
-    for player in (RandomPlayer(), PubevalPlayer(), GnubgPlayer(0)):
-        after = player.choose(board[None], torch.tensor([[6, 4]]))
-        assert torch.equal(after[0], board)
+    after = load_player(spec).choose(board[None], torch.tensor([[6, 4]]))
+    assert torch.equal(after[0], board)
 
 
-def test_every_player_returns_a_legal_afterstate():
+@pytest.mark.parametrize("spec", WITH_GNUBG)
+def test_every_player_returns_a_legal_afterstate(spec):
     boards, dice = sample_positions(60, "random", seed=4, games=20)
     children, parent = expand(boards, dice)
     legal = [set() for _ in range(len(boards))]
     for child, p in zip(children, parent.tolist(), strict=True):
         legal[p].add(key(child))
-    for player in (RandomPlayer(3), PubevalPlayer(), GnubgPlayer(0), load_player("gnubg:intermediate")):
-        after = player.choose(boards, dice)
-        assert after.shape == boards.shape
-        assert all(key(a) in legal[i] for i, a in enumerate(after)), player.name
+    player = load_player(spec)
+    after = player.choose(boards, dice)
+    assert after.shape == boards.shape
+    assert all(key(a) in legal[i] for i, a in enumerate(after)), player.name
 
 
-def test_gnubg_player_plays_gnubgs_best_move():
+def test_gnubg_player_plays_gnubgs_best_move(gnubg_nn):
     boards, dice = sample_positions(30, "greedy", seed=9, games=10)
     after = GnubgPlayer(0).choose(boards, dice)
     for b, (d1, d2), a in zip(boards.tolist(), dice.tolist(), after, strict=True):
@@ -140,6 +154,7 @@ def test_gnubg_player_plays_gnubgs_best_move():
         assert (a.numpy() == theirs).all()
 
 
+@pytest.mark.gnubg
 def test_pubeval_player_agrees_with_gnubg_pub_best_move():
     """gnubg's pub_best_move picks the weights by the position before the move, as we do;
     where that flag and every afterstate's agree the choice is unambiguous and must match."""
@@ -165,6 +180,7 @@ def test_pubeval_player_agrees_with_gnubg_pub_best_move():
     assert agree.mean() > 0.99
 
 
+@pytest.mark.gnubg
 def test_noise_is_deterministic_per_position_and_changes_some_choices():
     boards, dice = sample_positions(200, "greedy", seed=6, games=50)
     boards, dice = boards[100:], dice[100:]
@@ -176,6 +192,7 @@ def test_noise_is_deterministic_per_position_and_changes_some_choices():
     assert 0.02 < changed < 0.6
 
 
+@pytest.mark.gnubg
 def test_hint_ranks_moves_like_gnubgs_hint(capsys):
     assert main(["hint", OPENING, "31", "--player", "gnubg", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -8,14 +8,11 @@ net as the evaluator.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-import gnubg
 import numpy as np
 import pytest
 import torch
 
+from bgai import gnubg as oracle
 from bgai.cube import CubeState, Owner, analyse_cube, cube_efficiency
 from bgai.cube.analysis import (
     analyse_position,
@@ -30,12 +27,6 @@ from bgai.cube.search import roll_tree
 from bgai.engine.board import starting_board
 from bgai.formats import MatchState, decode_gnubg_id, decode_position_id
 from bgai.search.evaluator import GnubgEvaluator, terminal_probs
-
-_spec = importlib.util.spec_from_file_location(
-    "make_cube_golden", Path(__file__).resolve().parents[1] / "scripts" / "make_cube_golden.py"
-)
-oracle = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(oracle)
 
 MONEY = MatchState(match_length=0, jacoby=True, beavers=True)
 
@@ -143,10 +134,11 @@ def test_position_classes_follow_gnubg():
 
 
 @pytest.fixture(scope="module")
-def gnubg_0ply():
+def gnubg_0ply(gnubg):
+    """gnubg's 0-ply net as an evaluator, with gnubg's own cube analysis set to 0-ply."""
     for command in ("set threads 1", "set output digits 5", "set output mwc off"):
-        oracle.gnubg_output(command)
-    oracle.gnubg_output("set evaluation cubedecision evaluation plies 0")
+        oracle.command_output(command)
+    oracle.command_output("set evaluation cubedecision evaluation plies 0")
     return GnubgEvaluator(0)
 
 
@@ -169,29 +161,19 @@ GNUBG_CASES = [
 @pytest.mark.parametrize("case", GNUBG_CASES)
 def test_gnubg_ids_analyse_as_gnubg_does(gnubg_0ply, pid, case):
     cube, owner, on_roll, length, score, crawford, jacoby = case
-    info = gnubg.cubeinfo(cube, owner, on_roll, length, score, crawford)
-    info["jacoby"] = jacoby
-    match_id = gnubg.matchid(info, gnubg.posinfo(on_roll, 0, 0, 1, (0, 0)))
-    oracle.gnubg_output("set beavers 3")
-    oracle.gnubg_output(f"set gnubgid {pid}:{match_id}")
-    text = oracle.gnubg_output("hint")
+    match_id = oracle.match_id(length, score, cube, owner, on_roll, crawford, jacoby)
+    nd, dt, _, decision = oracle.cube_hint(f"{pid}:{match_id}", beavers=True)
 
     board, match_state = decode_gnubg_id(f"{pid}:{match_id}")
     state = cube_state(match_state, beavers=True)
-    if "You cannot double" in text:
+    if decision is None:  # gnubg: "You cannot double."
         assert why_no_double(state) is not None
         return
     assert why_no_double(state) is None
-    equities = {}
-    for line in text.splitlines():
-        row = oracle._ROW.match(line)
-        if row:
-            name, value = row.group(1), float(row.group(2))
-            equities["nd" if name.startswith("No ") else "dp" if name.endswith("pass") else "dt"] = value
     ours = analyse_position(gnubg_0ply, board, state)
-    assert ours.nd[0] == pytest.approx(equities["nd"], abs=1e-3)
-    assert ours.dt[0] == pytest.approx(equities["dt"], abs=1e-3)
-    assert ours.decision[0] == oracle._ACTION.search(text).group(1)
+    assert ours.nd[0] == pytest.approx(nd, abs=1e-3)
+    assert ours.dt[0] == pytest.approx(dt, abs=1e-3)
+    assert ours.decision[0] == decision
 
 
 @pytest.mark.parametrize(

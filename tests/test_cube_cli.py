@@ -14,6 +14,8 @@ import pytest
 from bgai.cli.main import main
 from bgai.formats import MatchState, decode_position_id, encode_gnubg_id
 
+pytestmark = pytest.mark.gnubg  # gnubg's net is the evaluator
+
 DOUBLE_TAKE = "AQAAiAAAAAAAAA"  # 19/36 to bear off two checkers, the opponent wins next roll
 DOUBLE_PASS = "AQAAFAAAAAAAAA"  # 36/36
 NO_DOUBLE = "AQAAoAAAAAAAAA"  # 10/36

@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.gnubg  # gnubg judges
 
 
 def run(tmp_path: Path, name: str, *extra: str) -> dict:

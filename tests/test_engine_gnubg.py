@@ -5,8 +5,8 @@ nackgammon and hypergammon games) and 4,000 arbitrary boards, bgai's set of dist
 positions must equal ``gnubg_nn.moves``'s, and bgai must not return one twice. gnubg_nn copes
 with 3-checker boards: its hypergammon opening moves are the ones counted by hand in
 test_engine_rules.py, and on arbitrary 3-checker boards the two independent generators agree,
-so it is the oracle for hypergammon too. The full run is ``python scripts/diff_engine_gnubg.py``
-(200,000 pairs by default).
+so it is the oracle for hypergammon too. The comparison itself is :mod:`bgai.gnubg`'s; the full
+run is ``python scripts/diff_engine_gnubg.py`` (200,000 pairs by default).
 
 Invariants, checked on every child of every sampled pair: both sides keep their checkers (the
 mover loses exactly the ones borne off, and whole random games keep 15 or 3 a side counting
@@ -19,15 +19,11 @@ play the same number of dice; no roll has the same child twice.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-import gnubg_nn
 import numpy as np
 import pytest
 import torch
 
+from bgai import gnubg as oracle
 from bgai.engine import afterstates, starting_board
 from bgai.engine.choice import random_child
 from bgai.engine.sampling import sample_positions
@@ -35,36 +31,30 @@ from tests.positions import random_boards
 
 pytestmark = pytest.mark.gnubg
 
-_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "diff_engine_gnubg.py"
-_spec = importlib.util.spec_from_file_location("diff_engine_gnubg", _SCRIPT)
-diff = importlib.util.module_from_spec(_spec)
-sys.modules["diff_engine_gnubg"] = diff
-_spec.loader.exec_module(diff)
-
 CI_PAIRS = 21_000  # 3,500 from each of the six streams
 
 
 @pytest.fixture(scope="module")
 def streams():
-    per = CI_PAIRS // len(diff.STREAMS)
+    per = CI_PAIRS // len(oracle.ENGINE_STREAMS)
     return [
         (label, *sample_positions(per, kind, seed=20260 + i, variant=variant, games=1000))
-        for i, (label, kind, variant) in enumerate(diff.STREAMS)
+        for i, (label, kind, variant) in enumerate(oracle.ENGINE_STREAMS)
     ]
 
 
-def test_gnubg_keys_are_the_position_key_in_hex_letters():
+def test_gnubg_keys_are_the_position_key_in_hex_letters(gnubg_nn):
     board = starting_board()
     key = gnubg_nn.key_of_board(board.tolist())
     assert key == "OAHDPAABDAOAHDPAABDA"  # E0 73 F0 01 30 twice, docs/formats.md §1
-    assert diff.decode_gnubg_keys([key]).tobytes() == bytes.fromhex("E073F00130E073F00130")
-    assert diff.position_keys(board[None]).tobytes() == bytes.fromhex("E073F00130E073F00130")
+    assert oracle.decode_keys([key]).tobytes() == bytes.fromhex("E073F00130E073F00130")
+    assert oracle.position_keys(board[None]).tobytes() == bytes.fromhex("E073F00130E073F00130")
 
 
-def test_position_keys_match_gnubgs_for_sampled_boards(streams):
+def test_position_keys_match_gnubgs_for_sampled_boards(streams, gnubg_nn):
     boards = torch.cat([b[:200] for _, b, _ in streams])
-    ours = diff.position_keys(boards)
-    theirs = diff.decode_gnubg_keys([gnubg_nn.key_of_board(b) for b in boards.tolist()])
+    ours = oracle.position_keys(boards)
+    theirs = oracle.decode_keys([gnubg_nn.key_of_board(b) for b in boards.tolist()])
     assert np.array_equal(ours, theirs)
 
 
@@ -74,19 +64,19 @@ def test_the_comparison_notices_missing_extra_and_repeated_children():
     other[0, 1, 5] -= 1  # 6/5
     other[0, 1, 4] += 1
     dice = torch.tensor([[3, 1]])
-    ours = diff._rows(diff.position_keys(board), np.array([0]))
-    theirs = diff._rows(diff.position_keys(other), np.array([0]))
-    [m] = diff._mismatches(board, dice, ours, theirs)
+    ours = oracle.key_rows(oracle.position_keys(board), np.array([0]))
+    theirs = oracle.key_rows(oracle.position_keys(other), np.array([0]))
+    [m] = oracle.mismatches(board, dice, ours, theirs)
     assert m.only_bgai == ["4HPwATDgc/ABMA"] and len(m.only_gnubg) == 1 and m.repeated == 0
-    twice = diff._rows(diff.position_keys(torch.cat([board, board])), np.array([0, 0]))
-    [m] = diff._mismatches(board, dice, twice, ours)
+    twice = oracle.key_rows(oracle.position_keys(torch.cat([board, board])), np.array([0, 0]))
+    [m] = oracle.mismatches(board, dice, twice, ours)
     assert m.only_bgai == m.only_gnubg == [] and m.repeated == 1
 
 
-@pytest.mark.parametrize("stream", [label for label, _, _ in diff.STREAMS])
+@pytest.mark.parametrize("stream", [label for label, _, _ in oracle.ENGINE_STREAMS])
 def test_resulting_positions_are_identical_to_gnubgs(streams, stream):
     [(boards, dice)] = [(b, d) for label, b, d in streams if label == stream]
-    result = diff.compare(boards, dice)
+    result = oracle.compare_children(boards, dice)
     assert result.children > len(boards)
     assert not result.mismatches, "\n".join(map(str, result.mismatches[:5]))
 
@@ -97,7 +87,7 @@ def test_resulting_positions_are_identical_to_gnubgs_on_arbitrary_boards(checker
     leaning towards the home boards so that bear-offs and hits during them come up often."""
     boards = random_boards(checkers, 2_000, opponent_bar=True, checkers=checkers, home_lean=8.0)
     dice = torch.randint(1, 7, (len(boards), 2), generator=torch.Generator().manual_seed(checkers))
-    result = diff.compare(boards, dice)
+    result = oracle.compare_children(boards, dice)
     assert not result.mismatches, "\n".join(map(str, result.mismatches[:5]))
 
 
@@ -203,7 +193,7 @@ def test_all_children_of_a_roll_play_the_same_number_of_dice(played):
 
 def test_no_roll_has_the_same_child_twice_and_children_are_grouped_by_parent(played):
     boards, _, r = played
-    rows = diff._rows(diff.position_keys(r.boards), r.parent.numpy())  # sorted (parent, key)
+    rows = oracle.key_rows(oracle.position_keys(r.boards), r.parent.numpy())  # sorted (parent, key)
     assert not (rows[1:] == rows[:-1]).all(1).any()
     assert (r.parent[1:] >= r.parent[:-1]).all()
     assert torch.equal(r.parent.unique(), torch.arange(len(boards)))

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 from bgai.model.checkpoint import load_net
@@ -13,6 +14,7 @@ from bgai.model.checkpoint import load_net
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.gnubg  # the study fits to gnubg's evaluations
 def test_a_tiny_fit_study_runs_and_its_nets_load(tmp_path):
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "fit_study.py"), "--positions", "400", "--held-out", "100",

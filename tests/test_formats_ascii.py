@@ -1,7 +1,6 @@
 """ASCII board drawing: golden pictures, and gnubg's ``show board`` as the oracle for the
 13 lines of the frame (marked ``gnubg``)."""
 
-import gnubg
 import numpy as np
 import pytest
 
@@ -101,7 +100,7 @@ def test_rejects_impossible_boards():
 
 @pytest.mark.gnubg
 class TestAgainstGnubg:
-    def test_frame_matches_gnubg_show_board(self, capfd):
+    def test_frame_matches_gnubg_show_board(self, capfd, gnubg):
         """gnubg cleans up states it considers impossible (Crawford without a player at
         match point, a cube in a Crawford game), so the states here are consistent."""
         for command in ("set threads 1", "set player 0 human", "set player 1 human"):

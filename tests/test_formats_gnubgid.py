@@ -1,8 +1,6 @@
 """gnubg Position ID, Match ID and GNUbgID: golden vectors from docs/formats.md §1-2,
 error messages, and differential checks against the gnubg packages (marked ``gnubg``)."""
 
-import gnubg
-import gnubg_nn
 import numpy as np
 import pytest
 
@@ -220,7 +218,7 @@ def test_read_position_accepts_every_id_kind():
 
 @pytest.mark.gnubg
 class TestAgainstGnubg:
-    def test_random_position_ids(self):
+    def test_random_position_ids(self, gnubg, gnubg_nn):
         rng = np.random.default_rng(20240601)
         for _ in range(2000):
             board = random_board(rng, empty_sides=True)
@@ -230,7 +228,7 @@ class TestAgainstGnubg:
             assert tuple(encode_position_key(board)) == gnubg.positionkey(as_lists)
             assert np.array_equal(decode_position_id(pid), np.array(gnubg.positionfromid(pid)))
 
-    def test_random_match_ids(self):
+    def test_random_match_ids(self, gnubg):
         """gnubg's ``matchid`` takes a cubeinfo, which zeroes the score and Crawford flag in
         money play, so money states here have neither."""
         rng = np.random.default_rng(7)

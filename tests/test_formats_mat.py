@@ -7,10 +7,10 @@ import functools
 import re
 from pathlib import Path
 
-import gnubg
 import pytest
 import torch
 
+from bgai import gnubg as oracle
 from bgai.engine import afterstates, apply_steps, checkers_per_side, game_value, starting_board, swap_sides
 from bgai.engine.choice import random_child
 from bgai.formats import encode_position_id
@@ -387,6 +387,7 @@ def test_writer_refuses_a_record_it_cannot_lay_out():
 
 
 def gnubg_import(path: Path) -> dict:
+    gnubg = oracle.program()
     gnubg.command("set threads 1")
     gnubg.command(f'import mat "{path}"')
     return gnubg.match()
@@ -427,7 +428,7 @@ def test_gnubg_imports_our_match_with_the_same_moves_scores_and_results(tmp_path
 
 
 @pytest.mark.gnubg
-def test_gnubg_exports_our_file_back_unchanged(tmp_path):
+def test_gnubg_exports_our_file_back_unchanged(tmp_path, gnubg):
     """Import into gnubg, export again: the same text, byte for byte."""
     match = random_match(canonical=True)
     path, back = tmp_path / "ours.mat", tmp_path / "back.mat"
@@ -455,7 +456,7 @@ def test_gnubg_reads_the_resignation_sample_as_we_do():
 
 @pytest.mark.gnubg
 @pytest.mark.parametrize("variant", ["nackgammon", "hypergammon"])
-def test_gnubg_exports_our_money_session_back_unchanged(tmp_path, variant):
+def test_gnubg_exports_our_money_session_back_unchanged(tmp_path, variant, gnubg):
     session = copy.deepcopy(generate_session(variant))
     path, back = tmp_path / "ours.mat", tmp_path / "back.mat"
     save_mat(session, path)

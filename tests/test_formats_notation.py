@@ -3,11 +3,10 @@ move-application vectors of §1, and gnubg's own formatter as the oracle (marked
 
 import random
 
-import gnubg
-import gnubg_nn
 import numpy as np
 import pytest
 
+from bgai import gnubg as oracle
 from bgai.engine import apply_steps, starting_board, swap_sides
 from bgai.formats import decode_position_id, encode_position_id, format_move, format_move_plain, parse_move
 from tests.positions import GNUBG_GAME, points_board
@@ -111,6 +110,7 @@ def test_format_rejects_impossible_steps():
 
 def random_positions(rng: random.Random, games: int, turns: int):
     """(board, legal move paths) along random games played with gnubg's move generator."""
+    gnubg_nn = oracle.nn()
     for _ in range(games):
         board = [row.tolist() for row in starting_board()]
         for _ in range(turns):
@@ -127,7 +127,7 @@ def random_positions(rng: random.Random, games: int, turns: int):
 
 @pytest.mark.gnubg
 class TestAgainstGnubg:
-    def test_format_move_matches_gnubg_for_every_legal_move(self):
+    def test_format_move_matches_gnubg_for_every_legal_move(self, gnubg):
         rng = random.Random(2024)
         checked = 0
         for board, paths in random_positions(rng, games=12, turns=120):

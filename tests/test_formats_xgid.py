@@ -1,7 +1,6 @@
 """XGID reading and writing: docs/formats.md §3 vectors, and gnubg's own importer as
 the oracle (marked ``gnubg``)."""
 
-import gnubg
 import numpy as np
 import pytest
 
@@ -99,7 +98,7 @@ def test_malformed_xgids_say_what_is_wrong(xgid, message):
 
 @pytest.mark.gnubg
 class TestAgainstGnubg:
-    def test_gnubg_reads_our_xgids_as_our_gnubg_ids(self):
+    def test_gnubg_reads_our_xgids_as_our_gnubg_ids(self, gnubg):
         """gnubg ignores scores in money play, so money states here have none."""
         gnubg.command("set threads 1")
         rng = np.random.default_rng(11)

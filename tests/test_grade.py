@@ -183,8 +183,8 @@ def test_judges_by_name(tiny_opponent):
         load_judge("gnubg@xply")
 
 
+@pytest.mark.gnubg
 def test_gnubg_judge_agrees_with_gnubg_on_its_own_moves(decisions):
-    pytest.importorskip("gnubg_nn")
     from bgai.bots import GnubgPlayer
 
     judge = load_judge("gnubg@0ply")
@@ -262,8 +262,8 @@ def test_a_step_is_separated_only_when_its_interval_is_above_zero():
     assert not PairedStep("a", "b", -2.0, 0.5, 0.1).separated  # b measurably weaker
 
 
+@pytest.mark.gnubg
 def test_gnubg_judge_remembers_positions_and_judges_the_same(decisions):
-    pytest.importorskip("gnubg_nn")
     judge = load_judge("gnubg@0ply")
     made = _made((decisions[0][:40], decisions[1][:40]))
     lost = judge.equity_lost(made)

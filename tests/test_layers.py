@@ -21,6 +21,7 @@ LAYERS = [
     "stats",
     "engine",
     "formats",
+    "gnubg",
     "model",
     "bearoff",
     "search",

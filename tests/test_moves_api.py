@@ -5,8 +5,6 @@ import random
 import subprocess
 import sys
 
-import gnubg
-import gnubg_nn
 import numpy as np
 import pytest
 
@@ -231,7 +229,7 @@ def test_the_package_exposes_the_api_lazily():
 
 
 @pytest.mark.gnubg
-def test_moves_and_notation_match_gnubg():
+def test_moves_and_notation_match_gnubg(gnubg, gnubg_nn):
     """On 2,000 sampled (position, roll) pairs: the same resulting positions as gnubg, and for
     each one the same notation as gnubg prints for its own path (measured: 100 % on 269,000)."""
     parts = [sample_positions(n, kind, seed=31, games=64) for kind, n in

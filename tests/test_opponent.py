@@ -278,7 +278,7 @@ def _nan_weights(folder) -> None:
     tensors[first] = tensors[first].clone()
     tensors[first].view(-1)[0] = float("nan")
     info = json.loads((folder / "bgai.json").read_text())
-    metadata = {"format": info["format"], "name": info["name"], "architecture": json.dumps(info["architecture"])}
+    metadata = {k: info[k] for k in ("format", "name")} | {"architecture": json.dumps(info["architecture"])}
     save_file(tensors, str(folder / "model.safetensors"), metadata=metadata)
     _edit_json(folder, lambda info: info["weights"].pop("sha256"))
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import gnubg_nn
 import numpy as np
 import pytest
 import torch
 
+from bgai import gnubg as oracle
 from bgai.engine.board import is_race, starting_board
 from bgai.model.pubeval import pubeval_inputs, pubeval_scores, pubeval_weights
 
@@ -47,6 +47,7 @@ def random_afterstates(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def gnubg_score(board: np.ndarray) -> float:
     """gnubg scores for board[0]'s player, so hand it the mover first."""
+    gnubg_nn = oracle.nn()
     return gnubg_nn.pub_eval_score([board[1].tolist(), board[0].tolist()])
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gnubg_nn
 import pytest
 import torch
 
@@ -189,7 +188,7 @@ def test_bearing_off_the_last_checker_is_an_exact_win_at_every_ply(evaluator):
         torch.testing.assert_close(c.probs[0], torch.tensor([1.0, 1.0, 1.0, 0.0, 0.0]))
 
 
-def test_gnubg_evaluator_returns_gnubg_probabilities(middle_games):
+def test_gnubg_evaluator_returns_gnubg_probabilities(middle_games, gnubg_nn):
     boards = middle_games[0][:5]
     ours = GnubgEvaluator(0).evaluate(boards)
     theirs = torch.tensor([gnubg_nn.probabilities(b, 0) for b in boards.tolist()])

@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-import numpy as np
 import torch
 
+from bgai import gnubg
 from bgai.engine.board import is_race, swap_sides
 from bgai.engine.choice import random_child, segment_argmax
 from bgai.engine.movegen import expand
 from bgai.model.pubeval import pubeval_scores
-from bgai.search.evaluator import Evaluator, GnubgEvaluator, import_gnubg_nn
+from bgai.search.evaluator import Evaluator, GnubgEvaluator
 from bgai.search.ply import DEFAULT_FILTER, MoveFilter, pick_best, position_noise, score_candidates
 
 
@@ -127,39 +127,27 @@ class SearchPlayer(PlayerBase):
         return c.boards.index_select(0, pick_best(c, len(boards), self.plies, noise))
 
 
-GNUBG_FILTERS = {"normal": (1, 7, 0.16), "large": (1, 15, 0.32)}
-"""gnubg_nn's ``set.ps(plies, always, extra, threshold)`` filter: keep the best ``always``
-moves plus up to ``extra`` more within ``threshold``. (1, 7, 0.16) is gnubg's "normal"
-filter (up to 8 moves within 0.16), (1, 15, 0.32) its "large" (up to 16 within 0.32)."""
-
-
 class GnubgPlayer(PlayerBase):
-    """gnubg's own choice (``gnubg_nn.best_move``) at ``plies``, one board at a time.
+    """gnubg's own choice (:func:`bgai.gnubg.best_moves`) at ``plies``, one board at a time.
 
-    For ``plies`` >= 1 the move filter is set with ``gnubg_nn.set.ps`` before each batch
+    For ``plies`` >= 1 the move filter (:data:`bgai.gnubg.FILTERS`) is set before each batch
     (it is process-wide state in gnubg_nn), so players with different filters can share a
     process. gnubg_nn's search is its own; this filter only approximates gnubg's.
     """
 
     def __init__(self, plies: int = 0, move_filter: str = "normal", name: str | None = None) -> None:
-        self.gnubg_nn = import_gnubg_nn()
-        if move_filter not in GNUBG_FILTERS:
-            choices = ", ".join(GNUBG_FILTERS)
+        gnubg.nn()  # a missing package is one line now, not at the first move
+        if move_filter not in gnubg.FILTERS:
+            choices = ", ".join(gnubg.FILTERS)
             raise ValueError(f"unknown gnubg move filter {move_filter!r}: choose one of {choices}")
         self.plies = int(plies)
         self.move_filter = move_filter
         self.name = name or f"gnubg@{self.plies}ply"
 
     def choose(self, boards: torch.Tensor, dice: torch.Tensor) -> torch.Tensor:
-        g = self.gnubg_nn
         boards = torch.as_tensor(boards)
-        if self.plies > 0:
-            g.set.ps(self.plies, *GNUBG_FILTERS[self.move_filter])
-        chosen = []
-        for board, (d1, d2) in zip(boards.cpu().tolist(), torch.as_tensor(dice).tolist(), strict=True):
-            _, key = g.best_move(board, d1, d2, n=self.plies, b=1)
-            chosen.append(g.board_from_position_key(key))  # opponent on roll
-        after = swap_sides(np.asarray(chosen, dtype=np.int8).reshape(len(boards), 2, 25))
+        dice = torch.as_tensor(dice).cpu().numpy()
+        after = gnubg.best_moves(boards.cpu().numpy(), dice, self.plies, self.move_filter)
         return torch.as_tensor(after, device=boards.device)
 
 

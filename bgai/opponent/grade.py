@@ -38,12 +38,12 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from bgai import gnubg
 from bgai.bench.duel import DuelResult, GameRecord, duel
-from bgai.bots.players import GNUBG_FILTERS, GnubgPlayer, PlayerBase, PubevalPlayer, network_evaluator
-from bgai.engine.board import swap_sides
+from bgai.bots.players import GnubgPlayer, PlayerBase, PubevalPlayer, network_evaluator
 from bgai.engine.movegen import expand
 from bgai.model.probs import cubeless_equity
-from bgai.search.evaluator import Evaluator, GnubgEvaluator, afterstate_values, import_gnubg_nn
+from bgai.search.evaluator import Evaluator, GnubgEvaluator, afterstate_values
 from bgai.search.ply import DEFAULT_FILTER, MoveFilter, afterstate_values_at, score_candidates
 from bgai.stats import mean_ci95
 
@@ -168,7 +168,8 @@ class SearchJudge:
 
 
 class GnubgJudge:
-    """gnubg (``gnubg_nn``) at ``plies``: its best move by ``best_move``, values by ``probabilities``.
+    """gnubg at ``plies`` (:mod:`bgai.gnubg`): its best move by ``best_moves``, its values by
+    ``probabilities``.
 
     gnubg_nn's search filter is process-wide; it is set to gnubg's "normal" filter before judging.
     It remembers what it worked out: each position's best move and value (``best_move`` costs
@@ -177,7 +178,6 @@ class GnubgJudge:
     """
 
     def __init__(self, plies: int = 2) -> None:
-        self.gnubg_nn = import_gnubg_nn()
         self.plies = int(plies)
         self.evaluator = GnubgEvaluator(self.plies)
         self.name = f"gnubg@{self.plies}ply"
@@ -189,17 +189,13 @@ class GnubgJudge:
     def equity_lost(self, decisions: Decisions) -> np.ndarray:
         if not len(decisions):
             return np.zeros(0)
-        g = self.gnubg_nn
-        if self.plies > 0:
-            g.set.ps(self.plies, *GNUBG_FILTERS["normal"])
         boards = decisions.boards.to(torch.int8).numpy()
         dice = np.sort(decisions.dice.numpy(), axis=1)
         keys = [b.tobytes() + bytes(d.astype(np.int8)) for b, d in zip(boards, dice, strict=True)]
-        for key, board, (d1, d2) in zip(keys, boards.tolist(), dice.tolist(), strict=True):
-            if key not in self._best:
-                _, found = g.best_move(board, d1, d2, n=self.plies, b=1)
-                after = swap_sides(torch.tensor(g.board_from_position_key(found), dtype=torch.int8)[None])
-                self._best[key] = after[0].numpy().tobytes()
+        new = [k for k, key in enumerate(keys) if key not in self._best]
+        if new:
+            found = gnubg.best_moves(boards[new], dice[new], self.plies, "normal")
+            self._best.update((keys[k], after.tobytes()) for k, after in zip(new, found, strict=True))
         chosen = decisions.chosen.to(torch.int8).numpy()
         best = [self._best[key] for key in keys]
         self._values([*best, *(c.tobytes() for c in chosen)])
@@ -220,11 +216,8 @@ class GnubgJudge:
 
 
 def gnubg_available() -> bool:
-    try:
-        import_gnubg_nn()
-    except ImportError:
-        return False
-    return True
+    """Are the optional gnubg packages installed (:func:`bgai.gnubg.available`)?"""
+    return gnubg.available()
 
 
 def default_judge(fallback: Evaluator | None = None) -> Judge:

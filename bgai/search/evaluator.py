@@ -8,7 +8,7 @@ side has no checkers left is a finished game; every evaluator returns its exact 
 
 Implementations: :class:`NetEvaluator` (a bgai network), :class:`PubevalEvaluator` (pubeval
 squashed into a win probability, for testing search plumbing only) and
-:class:`GnubgEvaluator` (gnubg's own net through the optional ``gnubg_nn`` package).
+:class:`GnubgEvaluator` (gnubg's own net, through :mod:`bgai.gnubg`).
 
 **Pruning** (gnubg's pruning nets): an evaluator may carry a ``pruner`` attribute, itself an
 evaluator, cheap and roughly as good at *ranking* moves. The n-ply search then picks the moves
@@ -23,6 +23,7 @@ from typing import Protocol, runtime_checkable
 
 import torch
 
+from bgai import gnubg
 from bgai.engine.board import CHECKERS, is_race, swap_sides
 from bgai.model.probs import invert
 from bgai.model.pubeval import pubeval_scores
@@ -150,33 +151,20 @@ def pruner_of(evaluator: Evaluator) -> Evaluator | None:
     return getattr(evaluator, "pruner", None)
 
 
-def import_gnubg_nn():
-    """gnubg_nn, or a one-line error saying how to get it (it is an optional extra)."""
-    try:
-        import gnubg_nn
-    except ImportError:
-        raise ImportError(
-            "gnubg players need the optional gnubg-nn package: pip install 'bgai[gnubg]'"
-        ) from None
-    return gnubg_nn
-
-
 class GnubgEvaluator(_Base):
-    """gnubg's evaluation (``gnubg_nn.probabilities``) at ``plies``, one board at a time.
+    """gnubg's evaluation (:func:`bgai.gnubg.probabilities`) at ``plies``, one board at a time.
 
     gnubg's board layout is bgai's (row 0 opponent, row 1 on roll), so boards pass unchanged.
     A Python loop over boards is unavoidable: gnubg_nn has no batched call.
     """
 
     def __init__(self, plies: int = 0) -> None:
-        self.gnubg_nn = import_gnubg_nn()
+        gnubg.nn()  # a missing package is one line now, not at the first evaluation
         self.plies = int(plies)
         self.name = f"gnubg-{self.plies}ply"
 
     def _evaluate_live(self, boards: torch.Tensor) -> torch.Tensor:
-        probabilities, plies = self.gnubg_nn.probabilities, self.plies
-        rows = [probabilities(board, plies) for board in boards.cpu().tolist()]
-        return torch.tensor(rows, dtype=torch.float32, device=boards.device)
+        return torch.as_tensor(gnubg.probabilities(boards.cpu().numpy(), self.plies), device=boards.device)
 
 
 def afterstate_values(evaluator: Evaluator, children: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,115 @@
+"""Can a 0-ply net learn its own 1-ply move choices? (a study of the supervised-training issue)
+
+    python scripts/rank_fit_study.py runs/data/db1 --pairs 20000 --hidden 128 --epochs 4
+    python scripts/rank_fit_study.py runs/data/db1 --pairs 20000 --hidden 512 --lr 1e-3 --epochs 4
+    python scripts/rank_fit_study.py runs/data/db1 --pairs 20000 --rank-weight 30 --equity-weight 0
+
+Playing at 0-ply with a net equal to the 1-ply value of every afterstate *is* playing at 1-ply,
+and ``best@1ply`` is far stronger than ``best``. So: label every legal afterstate of ``--pairs``
+(position, roll) pairs from the database's training part with ``--player``'s 1-ply value, fit
+the net (grown to ``--hidden`` units) to them with :func:`bgai.train.distill.distill` (squared
+error of the probabilities, of the equity, and of the equity relative to its roll's other moves),
+and report after every two epochs how often its 0-ply move choice equals the 1-ply one, and the
+equity the 1-ply judge says it gives away, on 2,000 held-out pairs and on 1,500 training pairs.
+The labelled afterstates are cached next to the database (``study-ply1-afterstates-<pairs>.pt``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from bgai.bearoff.evaluator import is_bearoff
+from bgai.bots import evaluator_of
+from bgai.model.checkpoint import FORMAT, checkpoint_path, load_net, save_atomic
+from bgai.model.grow import grow
+from bgai.model.net import ValueNet
+from bgai.search.evaluator import NetEvaluator
+from bgai.search.ply import evaluate_position
+from bgai.specs import load_player
+from bgai.train.distill import LabelledAfterstates, afterstates_of, distill, ranking_agreement
+from bgai.train.positions import PositionDatabase
+
+
+class Lookahead:
+    """``evaluator`` looking ``plies`` ahead, as an evaluator (the teacher)."""
+
+    def __init__(self, evaluator, plies: int) -> None:
+        self.evaluator, self.plies = evaluator, plies
+
+    def evaluate(self, boards: torch.Tensor) -> torch.Tensor:
+        return evaluate_position(self.evaluator, boards, self.plies)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("database")
+    parser.add_argument("--player", default="best")
+    parser.add_argument("--pairs", type=int, default=20000)
+    parser.add_argument("--hidden", type=int, default=0, help="grow the net to this width (0: keep it)")
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--equity-weight", type=float, default=1.0)
+    parser.add_argument("--rank-weight", type=float, default=1.0)
+    parser.add_argument("--save", type=Path, help="keep the fitted net as a checkpoint")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    teacher = Lookahead(evaluator_of(load_player(args.player))[0], 1)
+    db = PositionDatabase.load(args.database)
+    rng = np.random.default_rng(0)
+    train = rng.choice(np.flatnonzero(~db.held_out), args.pairs, replace=False)
+    test = rng.choice(np.flatnonzero(db.held_out), 2000, replace=False)
+    dice = torch.randint(1, 7, (len(db), 2), generator=torch.Generator().manual_seed(1))
+    cache = Path(args.database) / f"study-ply1-afterstates-{args.pairs}.pt"
+    if cache.exists():
+        d = torch.load(cache)
+        data = LabelledAfterstates(d["boards"], d["probs"], d["group"], d["pairs"])
+    else:
+        t0 = time.perf_counter()
+        data = afterstates_of(
+            teacher, torch.as_tensor(db.boards[train]), dice[train], skip=is_bearoff, chunk=256
+        )
+        print(f"{len(data)} afterstates labelled at 1-ply in {time.perf_counter() - t0:.0f} s", flush=True)
+        torch.save(
+            {"boards": data.boards, "probs": data.probs, "group": data.group, "pairs": data.pairs}, cache
+        )
+    net = load_net(checkpoint_path(args.player.split("@")[0]))
+    if args.hidden and args.hidden != net.hidden[0]:
+        grown = ValueNet(net.encoding.name, [args.hidden], net.activation, net.checkers)
+        grow(net, grown)
+        net = grown
+
+    def report(tag: str) -> None:
+        held = ranking_agreement(NetEvaluator(net), teacher, torch.as_tensor(db.boards[test]), dice[test])
+        seen = ranking_agreement(
+            NetEvaluator(net), teacher, torch.as_tensor(db.boards[train[:1500]]), dice[train[:1500]]
+        )
+        print(
+            f"{tag}: held-out same move {held.same:.4f}, equity lost {held.equity_lost:.5f} | "
+            f"training pairs same move {seen.same:.4f}, equity lost {seen.equity_lost:.5f}",
+            flush=True,
+        )
+        net.train()
+
+    report("start")
+    for k in range(0, args.epochs, 2):
+        distill(
+            net,
+            data,
+            epochs=min(2, args.epochs - k),
+            lr=args.lr,
+            seed=k,
+            equity_weight=args.equity_weight,
+            rank_weight=args.rank_weight,
+        )
+        report(f"after {min(k + 2, args.epochs)} epochs")
+    if args.save:
+        save_atomic({"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, args.save)
+
+
+if __name__ == "__main__":
+    main()

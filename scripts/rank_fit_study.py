@@ -28,6 +28,7 @@ from bgai.bots import evaluator_of
 from bgai.model.checkpoint import FORMAT, checkpoint_path, load_net, save_atomic
 from bgai.model.grow import grow
 from bgai.model.net import ValueNet
+from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import NetEvaluator
 from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
@@ -45,6 +46,46 @@ class Lookahead:
         return evaluate_position(self.evaluator, boards, self.plies)
 
 
+def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, n: int) -> torch.Tensor:
+    """log softmax of ``x`` within each of ``n`` groups."""
+    top = torch.zeros(n).index_reduce_(0, group, x.detach(), "amax", include_self=False)
+    shifted = x - top[group]
+    return shifted - torch.zeros(n).index_add_(0, group, shifted.exp()).log()[group]
+
+
+def listwise(net, data: LabelledAfterstates, epochs: int, lr: float, temperature: float, seed: int) -> None:
+    """Fit each roll's move choice: cross-entropy between the softmax of the teacher's equities
+    and of the net's over the moves of one (position, roll), batches of whole rolls."""
+    gen = torch.Generator().manual_seed(seed)
+    order = torch.argsort(data.group, stable=True)
+    counts = torch.bincount(data.group, minlength=data.pairs)
+    starts = torch.cumsum(counts, 0) - counts
+    teacher = cubeless_equity(data.probs)
+    optimiser = torch.optim.Adam(net.parameters(), lr=lr)
+    net.train()
+    for _ in range(epochs):
+        for groups in torch.randperm(data.pairs, generator=gen).split(64):
+            groups = groups[counts[groups] >= 2]
+            if not len(groups):
+                continue
+            sizes = counts[groups]
+            offsets = torch.arange(int(sizes.sum())) - (torch.cumsum(sizes, 0) - sizes).repeat_interleave(
+                sizes
+            )
+            rows = order[starts[groups].repeat_interleave(sizes) + offsets]
+            local = torch.arange(len(groups)).repeat_interleave(sizes)
+
+            mine = _group_log_softmax(
+                cubeless_equity(net(data.boards[rows])) / temperature, local, len(groups)
+            )
+            target = _group_log_softmax(teacher[rows] / temperature, local, len(groups)).exp()
+            loss = -(target * mine).sum() / len(groups)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+    net.eval()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("database")
@@ -55,6 +96,12 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--equity-weight", type=float, default=1.0)
     parser.add_argument("--rank-weight", type=float, default=1.0)
+    parser.add_argument(
+        "--listwise",
+        type=float,
+        default=0.0,
+        help="instead: softmax cross-entropy over each roll's moves at this temperature (equity)",
+    )
     parser.add_argument("--save", type=Path, help="keep the fitted net as a checkpoint")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -97,15 +144,19 @@ def main() -> None:
 
     report("start")
     for k in range(0, args.epochs, 2):
-        distill(
-            net,
-            data,
-            epochs=min(2, args.epochs - k),
-            lr=args.lr,
-            seed=k,
-            equity_weight=args.equity_weight,
-            rank_weight=args.rank_weight,
-        )
+        epochs = min(2, args.epochs - k)
+        if args.listwise:
+            listwise(net, data, epochs, args.lr, args.listwise, seed=k)
+        else:
+            distill(
+                net,
+                data,
+                epochs=epochs,
+                lr=args.lr,
+                seed=k,
+                equity_weight=args.equity_weight,
+                rank_weight=args.rank_weight,
+            )
         report(f"after {min(k + 2, args.epochs)} epochs")
     if args.save:
         save_atomic({"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, args.save)

@@ -26,7 +26,7 @@ import torch
 from bgai.rollout import RolloutSettings, rollout_positions
 from bgai.search.evaluator import Evaluator
 from bgai.search.ply import evaluate_position
-from bgai.train.positions import CLASSES, PositionDatabase
+from bgai.train.positions import CLASSES, PositionDatabase, load_npz, save_npz
 
 KINDS = ("ply0", "ply1", "ply2", "rollout")
 
@@ -167,29 +167,20 @@ def _label_chunk(evaluator: Evaluator, boards: torch.Tensor, job: LabelJob) -> t
 
 
 def _write(path: Path, labels: Labels) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as f:
-        np.savez(
-            f,
-            index=labels.index,
-            probs=labels.probs,
-            se=labels.se,
-            seconds=labels.seconds,
-            job=json.dumps(labels.job),
-        )
-    tmp.replace(path)
+    save_npz(
+        path,
+        index=labels.index,
+        probs=labels.probs,
+        se=labels.se,
+        seconds=labels.seconds,
+        job=json.dumps(labels.job),
+    )
 
 
 def read_labels(path: Path, job: LabelJob | None = None) -> Labels:
     """One label file (one shard); with ``job``, check that it was made with the same settings."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            labels = Labels(
-                data["index"], data["probs"], data["se"], float(data["seconds"]), json.loads(str(data["job"]))
-            )
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not a bgai label file ({type(exc).__name__})") from None
+    data = load_npz(path, "label file", ("index", "probs", "se", "seconds", "job"))
+    labels = Labels(data["index"], data["probs"], data["se"], float(data["seconds"]), data["job"])
     if job is not None:
         mine = json.loads(json.dumps(asdict(job)))
         theirs = {k: v for k, v in labels.job.items() if k != "chunk"}

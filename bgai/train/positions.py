@@ -108,20 +108,15 @@ class PositionDatabase:
         return len(self.boards)
 
     def save(self, path: str | Path) -> None:
-        """Write the database atomically (a temporary file renamed into place)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        with open(tmp, "wb") as f:
-            np.savez_compressed(
-                f,
-                boards=self.boards,
-                source=self.source,
-                klass=self.klass,
-                held_out=self.held_out,
-                meta=json.dumps({**self.meta, "format": FORMAT}),
-            )
-        tmp.replace(path)
+        """Write the database atomically."""
+        save_npz(
+            path,
+            boards=self.boards,
+            source=self.source,
+            klass=self.klass,
+            held_out=self.held_out,
+            meta=json.dumps({**self.meta, "format": FORMAT}),
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> PositionDatabase:
@@ -131,12 +126,9 @@ class PositionDatabase:
             path = path / "positions.npz"
         if not path.is_file():
             raise ValueError(f"no position database at {path}")
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                db = cls(data["boards"], data["source"], data["klass"], data["held_out"], meta)
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{path} is not a bgai position database ({type(exc).__name__})") from None
+        data = load_npz(path, "position database", ("boards", "source", "klass", "held_out", "meta"))
+        meta = data["meta"]
+        db = cls(data["boards"], data["source"], data["klass"], data["held_out"], meta)
         if meta.get("format") != FORMAT or db.boards.ndim != 3 or db.boards.shape[1:] != (2, 25):
             raise ValueError(f"{path} is not a bgai position database of format {FORMAT}")
         if not len(db.source) == len(db.klass) == len(db.held_out) == len(db.boards):
@@ -199,3 +191,31 @@ def held_out(boards: np.ndarray) -> np.ndarray:
 def _exact(boards: torch.Tensor) -> torch.Tensor:
     """Two-sided bear-offs: the exact table answers them; no label needed."""
     return is_bearoff(boards) & (boards.long().sum(-1) <= TWO_SIDED_CHECKERS).all(-1)
+
+
+def save_npz(path: str | Path, **arrays) -> None:
+    """Write ``arrays`` to ``path`` (compressed .npz) atomically: a temporary file, then a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def load_npz(path: Path, what: str, keys: tuple[str, ...]) -> dict:
+    """The arrays ``keys`` of a file :func:`save_npz` wrote (``meta``/``job`` strings parsed as
+    JSON); a corrupt or foreign file is a one-line ``ValueError`` naming ``what`` it should be."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            out = {k: data[k] for k in keys}
+        for k in ("meta", "job"):
+            if k in out:
+                out[k] = json.loads(str(out[k]))
+    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not a bgai {what} ({type(exc).__name__})") from None
+    return out

@@ -1,7 +1,7 @@
 """The hand-crafted features as first written (one function per feature, one side at a time).
 
 A frozen copy of ``bgai.model.features`` before it was fused into one pass, kept only as the
-reference for the differential test (``tests/test_features.py``) and ``scripts/bench_features.py``:
+reference for the differential test (``tests/test_features.py``) and ``scripts/measure/bench_features.py``:
 the shipped network was trained on exactly these values.
 """
 

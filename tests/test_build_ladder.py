@@ -1,9 +1,10 @@
-"""scripts/build_ladder.py on a tiny net: exports, grades, the paired comparison, ladder.md."""
+"""scripts/build/build_ladder.py on a tiny net: exports, grades, the paired comparison, ladder.md."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import torch
@@ -13,16 +14,10 @@ from bgai.model.checkpoint import save_atomic
 from bgai.model.net import ValueNet
 from bgai.opponent import Opponent
 
-
-def _script():
-    path = Path(__file__).resolve().parent.parent / "scripts" / "build_ladder.py"
-    spec = importlib.util.spec_from_file_location("build_ladder", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_build_ladder_writes_grades_and_the_paired_comparison(tmp_path, capsys):
+def test_build_ladder_writes_grades_and_the_paired_comparison(tmp_path):
     torch.manual_seed(3)
     net = ValueNet(hidden=(8,))
     checkpoint = tmp_path / "t.pt"
@@ -32,12 +27,16 @@ def test_build_ladder_writes_grades_and_the_paired_comparison(tmp_path, capsys):
         "--checkpoint", str(checkpoint), "--out", str(out), "--levels", "expert", "beginner", "intermediate",
         "--games", "2", "--decisions", "10", "--paired", "12", "--seed", "2", "--judge", f"{checkpoint}@0ply",
     ]  # fmt: skip
-    assert _script().main(argv) == 0
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build" / "build_ladder.py"), *argv],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
     text = (out / "ladder.md").read_text()
-    assert text == capsys.readouterr().out
+    assert text == done.stdout
     rows = [line.split(" | ")[0].lstrip("| ") for line in text.splitlines() if line.startswith("| ")]
     assert rows == ["level", "beginner", "intermediate", "expert"] * 2  # weakest first, both tables
-    assert "python scripts/build_ladder.py --checkpoint" in text and "--paired 12" in text
+    assert "python scripts/build/build_ladder.py --checkpoint" in text and "--paired 12" in text
     assert "Paired comparison" in text and "same 12 positions" in text
 
     strengths = [Opponent.load(out / name).strength for name in ("beginner", "intermediate", "expert")]

@@ -2,7 +2,7 @@
 
 ``tests/data/cube_golden.json`` holds gnubg's probabilities, cube efficiency, ND/DT/DP and
 proper cube action for self-play positions crossed with money and match cube states
-(``scripts/make_cube_golden.py``). Fed gnubg's probabilities, bgai must reproduce gnubg.
+(``scripts/build/make_cube_golden.py``). Fed gnubg's probabilities, bgai must reproduce gnubg.
 """
 
 from __future__ import annotations

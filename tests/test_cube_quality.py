@@ -1,4 +1,4 @@
-"""scripts/cube_quality.py: a tiny run, and its cache of gnubg's analyses (needs the gnubg extra)."""
+"""scripts/measure/cube_quality.py: a tiny run, and its cache of gnubg's analyses (needs the gnubg extra)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "measure" / "cube_quality.py"
 pytestmark = pytest.mark.gnubg  # gnubg judges
 
 
 def run(tmp_path: Path, name: str, *extra: str) -> dict:
     out = tmp_path / f"{name}.json"
     subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "cube_quality.py"), "--player", "best", "--plies", "0",
+        [sys.executable, str(SCRIPT), "--player", "best", "--plies", "0",
          "--positions", "12", "--states", "money,5pt-3-1", "--judge-plies", "0", "--out", str(out),
          "--judge-cache", str(tmp_path / "cache.json"), *extra],
         check=True, capture_output=True, text=True, cwd=ROOT,

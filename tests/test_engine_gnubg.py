@@ -6,7 +6,7 @@ positions must equal ``gnubg_nn.moves``'s, and bgai must not return one twice. g
 with 3-checker boards: its hypergammon opening moves are the ones counted by hand in
 test_engine_rules.py, and on arbitrary 3-checker boards the two independent generators agree,
 so it is the oracle for hypergammon too. The comparison itself is :mod:`bgai.gnubg`'s; the full
-run is ``python scripts/diff_engine_gnubg.py`` (200,000 pairs by default).
+run is ``python scripts/study/diff_engine_gnubg.py`` (200,000 pairs by default).
 
 Invariants, checked on every child of every sampled pair: both sides keep their checkers (the
 mover loses exactly the ones borne off, and whole random games keep 15 or 3 a side counting

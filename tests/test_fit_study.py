@@ -1,4 +1,4 @@
-"""scripts/fit_study.py on a tiny scale: it fits, reports per epoch and saves loadable nets (needs gnubg)."""
+"""scripts/study/fit_study.py, tiny: it fits, reports per epoch and saves loadable nets (needs gnubg)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ import torch
 from bgai.model.checkpoint import load_net
 
 ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "study" / "fit_study.py"
 
 
 @pytest.mark.gnubg  # the study fits to gnubg's evaluations
 def test_a_tiny_fit_study_runs_and_its_nets_load(tmp_path):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "fit_study.py"), "--positions", "400", "--held-out", "100",
+        [sys.executable, str(SCRIPT), "--positions", "400", "--held-out", "100",
          "--nets", "rich:4,init:checkpoints/best.pt@rich_plus", "--epochs", "2", "--cube-positions", "30",
          "--save-dir", str(tmp_path)],
         check=True, capture_output=True, text=True, cwd=ROOT,

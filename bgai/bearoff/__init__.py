@@ -10,7 +10,7 @@
 
 The one-sided database ships as package data (``bgai/data/bearoff/``); the two-sided table is
 built on first use (seconds) and cached under ``~/.cache/bgai/bearoff`` (see
-:func:`~bgai.bearoff.one_sided.cache_dir`). ``scripts/build_bearoff.py`` rebuilds both.
+:func:`~bgai.bearoff.one_sided.cache_dir`). ``scripts/build/build_bearoff.py`` rebuilds both.
 """
 
 from bgai.bearoff.evaluator import BearoffEvaluator, is_bearoff

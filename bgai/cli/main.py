@@ -116,7 +116,7 @@ def output_file(path: str | Path) -> Path:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``bgai`` with ``argv`` (default: the process arguments) and return the exit code."""
     # Before torch loads: OpenMP's default spin-waiting makes torch's many small batched ops
-    # up to 100x slower when the cores are shared (scripts/bench_engine.py).
+    # up to 100x slower when the cores are shared (scripts/measure/bench_engine.py).
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     parser = build_parser()
     try:

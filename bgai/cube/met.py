@@ -2,7 +2,7 @@
 
 MWC = match winning chance, in [0, 1]. Everything is indexed by *aways* (points still
 needed). The bundled table is Kazaross-XG2 exactly as gnubg 1.1 loads it (native to 25 points,
-extended to 64 by gnubg's own extension), dumped by ``scripts/make_cube_golden.py --met``.
+extended to 64 by gnubg's own extension), dumped by ``scripts/build/make_cube_golden.py --met``.
 
 MET semantics (gnubg's ``getME``):
 

@@ -33,7 +33,7 @@ Simplifications compared with gnubg (deliberate):
 * two-sided bear-offs get the 0.6 efficiency of bear-offs; gnubg's money play uses exact
   cubeful equities from its two-sided database there (and stops its search at them).
 
-Measured (``scripts/cube_quality.py --player gnubg --plies 2``): with gnubg's own 0-ply net as
+Measured (``scripts/measure/cube_quality.py --player gnubg --plies 2``): with gnubg's own 0-ply net as
 the evaluator, this search gives gnubg 2-ply's proper cube action on 99.3 % of 5000 (position,
 cube state) pairs (1000 self-play positions x money centred and owned, 7pt 0-0, 5pt 2a-4a,
 7pt post-Crawford 4a-1a), and loses under 0.0001 equity per decision by gnubg's equities.

@@ -15,7 +15,7 @@ order, and there the steps are restricted so that each resulting position is rea
 once (see :func:`_next_allowed`). Only the other rolls' candidates are sorted on (parent,
 64-bit Zobrist hash) to find repeats.
 
-Why it is fast (about 14 children per pair; see scripts/bench_engine.py):
+Why it is fast (about 14 children per pair; see scripts/measure/bench_engine.py):
 
 * every partial move carries the mover's occupied points, the opponent's blots and the
   opponent's made points as 25-bit masks, so the legality of all 25 sources for one die is a

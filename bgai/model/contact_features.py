@@ -1,6 +1,6 @@
 """More hand-crafted contact features (the ``rich_plus`` encoding adds them to ``rich``'s), batched.
 
-Fitted to the same targets (gnubg's evaluations, ``scripts/fit_study.py``), a net with these
+Fitted to the same targets (gnubg's evaluations, ``scripts/study/fit_study.py``), a net with these
 8 more units per side gets 7-11 % closer than a ``rich`` net of the same size. They describe
 what decides gammons and cube actions in contact: where the back checkers and anchors are,
 what a hit costs, how well a side contains the other's checkers, and how much work is left to

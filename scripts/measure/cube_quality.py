@@ -1,7 +1,7 @@
 """How good are bgai's cube decisions? Judged by gnubg's 2-ply cube analysis (needs the gnubg extra).
 
-    python scripts/cube_quality.py --player best --plies 0,1,2 --positions 1000   # ~4 min on 2 cores
-    python scripts/cube_quality.py --judge-only-probs --positions 300     # sanity check, ~0 loss
+    python scripts/measure/cube_quality.py --player best --plies 0,1,2 --positions 1000   # ~4 min on 2 cores
+    python scripts/measure/cube_quality.py --judge-only-probs --positions 300     # sanity check, ~0 loss
 
 Positions: games of ``--selfplay`` against itself (default gnubg's 0-ply net with a little
 noise, so games differ), or ``--source greedy|race|random|bearoff`` corpora of

@@ -11,8 +11,8 @@ On a shared machine (more busy threads than cores), OpenMP's default spin-waitin
 torch's multi-threaded run of these many small operations about 100x slower; set
 ``OMP_WAIT_POLICY=PASSIVE`` before starting Python, or use ``--threads 1``.
 
-    python scripts/bench_engine.py --threads 2
-    OMP_WAIT_POLICY=PASSIVE python scripts/bench_engine.py
+    python scripts/measure/bench_engine.py --threads 2
+    OMP_WAIT_POLICY=PASSIVE python scripts/measure/bench_engine.py
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Time per move decision at 0, 1 and 2-ply: bgai's batched search against gnubg_nn.best_move.
 
-    python scripts/bench_search.py [--n0 2000 --n1 200 --n2 16] [--single 20] [--threads 1]
+    python scripts/measure/bench_search.py [--n0 2000 --n1 200 --n2 16] [--single 20] [--threads 1]
                                    [--player best --player best:noprune] [--json]
 
 bgai: each ``--player``'s evaluator (a player spec, default ``best``: ``checkpoints/best.pt``

@@ -1,6 +1,6 @@
 """What the exact bear-off databases add: bear-off move errors of a net with and without them.
 
-    python scripts/bearoff_gain.py [--player best] [--positions 3000] [--seed 1]
+    python scripts/measure/bearoff_gain.py [--player best] [--positions 3000] [--seed 1]
 
 Positions: both sides bearing off, each with 1-15 checkers spread at random over its home
 points (seeded). Each player chooses a move at 0-ply; the judge is gnubg's

@@ -5,7 +5,7 @@
 * two-sided, 6 checkers a side (924 x 924): the user cache (``~/.cache/bgai/bearoff``, or
   ``$BGAI_CACHE_DIR``), where the evaluator also builds it on first use; about 5 s of one CPU.
 
-Usage: ``python scripts/build_bearoff.py [--threads 1] [--skip-one-sided] [--skip-two-sided]``
+Usage: ``python scripts/build/build_bearoff.py [--threads 1] [--skip-one-sided] [--skip-two-sided]``
 """
 
 from __future__ import annotations

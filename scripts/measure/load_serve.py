@@ -7,7 +7,7 @@ Position ID and a roll), so every run asks the same questions. Prints requests p
 p50 / p99 / max latency, the number of errors (any status but 200), and the server's resident
 memory at the start of the measurement, its peak and at the end.
 
-    python scripts/load_serve.py --clients 8 --seconds 20 --level beginner
+    python scripts/measure/load_serve.py --clients 8 --seconds 20 --level beginner
 """
 
 from __future__ import annotations

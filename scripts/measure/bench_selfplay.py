@@ -1,6 +1,6 @@
 """Self-play training speed: bgai's batched TD(lambda) loop against gnubg 0-ply self-play.
 
-    python scripts/bench_selfplay.py [--seconds 30] [--processes 2] [--parallel-games 1024]
+    python scripts/measure/bench_selfplay.py [--seconds 30] [--processes 2] [--parallel-games 1024]
         [--average-every 8] [--batch-positions 128]
 
 bgai: the classic 198-80 net, training included (lambda-returns and Adam minibatch updates),

@@ -1,6 +1,6 @@
 """Does the pruning net cost strength? ``best`` vs ``best:noprune`` judged by gnubg, paired.
 
-    python scripts/pruner_quality.py [--positions 400] [--plies 1,2] [--seed 3] [--threads 1] [--json]
+    python scripts/measure/pruner_quality.py [--positions 400] [--plies 1,2] [--seed 3] [--threads 1] [--json]
 
 Decisions: ``--positions`` (position, roll) pairs with two or more legal moves, drawn (seeded)
 from ``best``'s own 0-ply self-play (greedy with equity noise 0.03, 64 games at once). At each

@@ -1,6 +1,6 @@
 """How close can a network of a given shape get to gnubg's evaluations? (a diagnostic; needs gnubg)
 
-    python scripts/fit_study.py --nets rich:128,rich_plus:128,tesauro198:128 --positions 300000
+    python scripts/study/fit_study.py --nets rich:128,rich_plus:128,tesauro198:128 --positions 300000
 
 Self-play training can only be as accurate as the network's inputs and size allow. This
 separates that limit from the training: each net is fitted by plain supervised regression to
@@ -10,7 +10,7 @@ gnubg 0-ply) and on the cube-quality positions (against gnubg 2-ply, as the cube
 them). A net spec is ``ENCODING:HIDDEN[xHIDDEN...]``, or ``init:CHECKPOINT`` to fine-tune a
 trained net (``init:CHECKPOINT@ENCODING`` grows it into that encoding first). Nothing here
 ships: ``--save-dir`` keeps the fitted nets as checkpoints only so that
-``scripts/cube_quality.py`` can measure what such a net's cube decisions would be worth.
+``scripts/measure/cube_quality.py`` can measure what such a net's cube decisions would be worth.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "measure"))  # cube_quality's positions
 from cube_quality import candidate_boards, selfplay_boards  # noqa: E402
 
 from bgai.engine.board import is_race  # noqa: E402

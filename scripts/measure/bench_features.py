@@ -8,8 +8,8 @@ of several sizes. Old and new run in turn, so they share the machine's load; eac
 the best (and the median) of ``--reps`` runs over all the boards, as microseconds per board,
 wall clock and this thread's CPU time (which leaves out time other processes took).
 
-    python scripts/bench_features.py
-    taskset -c 0 python scripts/bench_features.py --batches 20 200 2000 35622 --reps 15
+    python scripts/measure/bench_features.py
+    taskset -c 0 python scripts/measure/bench_features.py --batches 20 200 2000 35622 --reps 15
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests/features_reference.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for tests/features_reference.py
 
 from bgai.engine.movegen import expand  # noqa: E402
 from bgai.engine.sampling import sample_positions  # noqa: E402

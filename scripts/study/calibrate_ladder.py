@@ -1,10 +1,10 @@
 """Calibrate the ladder's noise: grade the net at 0-ply with several noise values.
 
-    python scripts/calibrate_ladder.py --noise 0 0.02 0.05 0.1 0.15 --games 100 --decisions 300
+    python scripts/study/calibrate_ladder.py --noise 0 0.02 0.05 0.1 0.15 --games 100 --decisions 300
 
 Each noise value is graded as ``bgai grade`` would grade a level with it (its own games against
 the reference bots, then a seeded sample of its unforced decisions judged, by gnubg 2-ply when
-installed), so the error rates printed are what ``scripts/build_ladder.py`` will report for a
+installed), so the error rates printed are what ``scripts/build/build_ladder.py`` will report for a
 0-ply level with that noise, up to sampling error. One line per noise value on stdout.
 
 With ``--paired N`` every noise value instead plays the same N positions (drawn from the

@@ -1,6 +1,6 @@
 """The strength table of docs/strength.md: a player at 0, 1 and 2-ply against pubeval and gnubg 0-ply.
 
-    python scripts/strength_table.py [--player best] [--games 10000,2000,400] [--seed 1]
+    python scripts/measure/strength_table.py [--player best] [--games 10000,2000,400] [--seed 1]
 
 Cubeless money games, duplicate dice, 95 % intervals over the pairs. ``--games`` gives the
 games per duel at 0, 1 and 2-ply (deeper search is slower, so fewer games). Prints a markdown

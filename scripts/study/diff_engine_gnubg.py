@@ -7,7 +7,7 @@ docs/formats.md §1) written in hex with A = 0 ... P = 15, high nibble first; bg
 are encoded to the same 10 bytes with a vectorised encoder, so no board is decoded one by one.
 A dance is an empty tuple in gnubg and the position itself in bgai.
 
-    python scripts/diff_engine_gnubg.py --pairs 200000 --seed 1
+    python scripts/study/diff_engine_gnubg.py --pairs 200000 --seed 1
 
 Prints per-kind counts and mismatches, and exits with status 1 if any pair differs. The CI
 sample of the same comparison is tests/test_engine_gnubg.py; both read gnubg through

@@ -1,6 +1,6 @@
 """A run's learning curve: ppg against pubeval by games and by wall-clock time.
 
-    python scripts/learning_curve.py RUN_DIR [--png FILE]
+    python scripts/measure/learning_curve.py RUN_DIR [--png FILE]
 
 Reads ``progress.curve`` from the run's ``latest.pt`` (one row per evaluation: games, wall
 seconds, ppg, 95 % half-width), prints it as a markdown table and optionally plots it.

@@ -1,6 +1,6 @@
 """Distil ``best``'s pruning net: a small tesauro198 net that ranks replies as ``best`` does.
 
-    python scripts/train_pruner.py [--hidden 64] [--pairs 150000] [--epochs 40] [--seconds 540]
+    python scripts/build/train_pruner.py [--hidden 64] [--pairs 150000] [--epochs 40] [--seconds 540]
                                    [--threads 1] [--out checkpoints/best_pruner.pt]
 
 The teacher is ``best`` with its bear-off databases (``best:noprune``). Its 0-ply self-play
@@ -33,7 +33,7 @@ from bgai.search import NetEvaluator
 from bgai.specs import load_player
 from bgai.train.distill import Agreement, afterstates_of, distill, ranking_agreement, selfplay_positions
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main() -> None:
@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "checkpoints" / "best_pruner.pt")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    command = " ".join(["python scripts/train_pruner.py", shlex.join(sys.argv[1:])]).strip()
+    command = " ".join(["python scripts/build/train_pruner.py", shlex.join(sys.argv[1:])]).strip()
     begin = time.perf_counter()
 
     teacher = evaluator_of(load_player("best:noprune"), "distilling a pruner")[0]
@@ -126,7 +126,7 @@ def report(args: argparse.Namespace, record: dict, agreements: dict[str, Agreeme
         f"# `{args.out.name}` — the pruning net of `best`",
         "",
         f"A `ValueNet(\"tesauro198\", hidden=({args.hidden},))` distilled from `best` (see",
-        "`scripts/train_pruner.py`, `bgai/train/distill.py`). `best` at 1 ply and deeper uses it to pick",
+        "`scripts/build/train_pruner.py`, `bgai/train/distill.py`). `best` at 1 ply and deeper uses it to pick",
         "the replies at the search's inner nodes (`best:noprune` does not); only the chosen reply is",
         "valued by `best`.",
         "",

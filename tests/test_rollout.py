@@ -223,3 +223,51 @@ def test_crawford_game_rolls_out_without_a_cube(exact):
         exact, pos(LAST_ROLL)[None], RolloutSettings(trials=36, bearoff=False), cube=state
     )
     assert np.isnan(result.dt[0]) and result.decision is None
+
+
+def test_torchrun_splits_the_trials_and_gives_the_one_process_answer(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    bearoff = encode_position_id(pos("x 6:3 5:2 4:1; o 19:2 20:2 22:2").numpy())
+    argv = [
+        "rollout",
+        bearoff,
+        "--trials",
+        "72",
+        "--player",
+        "best:nodb",
+        "--processes",
+        "1",
+        "--no-bearoff",
+        "--no-vr",
+        "--json",
+    ]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    one = subprocess.run(
+        [sys.executable, "-m", "bgai", *argv], capture_output=True, text=True, env=env, timeout=120
+    )
+    two = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node",
+            "2",
+            "-m",
+            "bgai",
+            *argv,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
+    assert one.returncode == 0 and two.returncode == 0, two.stderr[-2000:]
+    a, b = json.loads(one.stdout)["positions"][0], json.loads(two.stdout)["positions"][0]
+    assert a["trials"] == b["trials"] == 72
+    assert a["probs"]["win"] == pytest.approx(b["probs"]["win"], abs=1e-12)
+    assert a["equity_se"] == pytest.approx(b["equity_se"], abs=1e-12)

@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     from bgai.formats import read_position
     from bgai.moves import parse_dice
     from bgai.rollout import RolloutSettings
+    from bgai.rollout.rollout import distributed
     from bgai.specs import load_player
 
     settings = RolloutSettings(
@@ -120,7 +121,13 @@ def run(args: argparse.Namespace) -> int:
     player = load_player(args.player)
     evaluator, _, _ = evaluator_of(player, "a rollout")
     total = settings.trials * len(positions) * (1 if dice is None else args.moves)
-    bar = tqdm(total=total, unit="trial", file=sys.stderr, disable=args.json and not sys.stderr.isatty())
+    rank, _ = distributed()  # under torchrun every process rolls out its share; the first one reports
+    bar = tqdm(
+        total=total,
+        unit="trial",
+        file=sys.stderr,
+        disable=rank > 0 or (args.json and not sys.stderr.isatty()),
+    )
 
     def progress(done: int, se: float) -> None:
         bar.update(done)
@@ -134,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     report.update(player=player.name, settings=_settings_record(settings))
+    if rank > 0:
+        return 0
     if args.json:
         print(json.dumps(report, indent=2))
     else:

@@ -11,12 +11,14 @@ Trials run in blocks (``block`` per position) through :func:`bgai.rollout.trials
 after each block the stop rule is checked (standard error below ``target_se`` once
 ``min_trials`` are done), progress is reported, and Ctrl-C keeps what the finished blocks
 hold. ``processes > 1`` splits each block's trials over forked worker processes (each with
-one thread); the estimates do not depend on the split, so a seed gives the same result.
+one thread), and ``torchrun --nproc_per_node N -m bgai rollout ...`` over N processes (or
+machines); the estimates do not depend on the split, so a seed gives the same result.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -330,17 +332,29 @@ def _worker_init() -> None:
 
 
 class _Workers:
-    """Forked processes that each play a share of a block's trials (or the caller alone)."""
+    """Who plays a block's trials: this process alone, forked worker processes (each one
+    thread), and under ``torchrun`` each process its share of the trials, the estimates then
+    gathered so that every process holds them all (gloo; objects, so CPU or CUDA alike)."""
 
     def __init__(self, evaluator: Evaluator, processes: int) -> None:
         global _WORKER_EVALUATOR
-        self.evaluator, self.pool = evaluator, None
+        self.evaluator, self.pool, self.processes = evaluator, None, processes
+        self.rank, self.world = distributed()
         if processes > 1:
             _WORKER_EVALUATOR = evaluator
             self.pool = multiprocessing.get_context("fork").Pool(processes, initializer=_worker_init)
-            self.processes = processes
 
     def play(self, roots, ids, play, start, exact) -> np.ndarray:
+        if self.world > 1:
+            import torch.distributed as dist
+
+            mine = self._local(roots, np.array_split(ids, self.world)[self.rank], play, start, exact)
+            parts: list = [None] * self.world
+            dist.all_gather_object(parts, mine)
+            return np.concatenate([p for p in parts if p.shape[1]], 1)
+        return self._local(roots, ids, play, start, exact)
+
+    def _local(self, roots, ids, play, start, exact) -> np.ndarray:
         if self.pool is None or len(ids) < 2:
             return T.play_block(self.evaluator, roots, ids, play, start, exact)
         shares = [s for s in np.array_split(ids, self.processes) if len(s)]
@@ -351,3 +365,15 @@ class _Workers:
         if self.pool is not None:
             self.pool.terminate()
             self.pool = None
+
+
+def distributed() -> tuple[int, int]:
+    """(rank, world size): under ``torchrun`` the process group is joined (gloo) on first use."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world == 1:
+        return 0, 1
+    import torch.distributed as dist
+
+    if not dist.is_initialized():
+        dist.init_process_group("gloo")
+    return dist.get_rank(), dist.get_world_size()

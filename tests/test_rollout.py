@@ -271,3 +271,17 @@ def test_torchrun_splits_the_trials_and_gives_the_one_process_answer(tmp_path):
     assert a["trials"] == b["trials"] == 72
     assert a["probs"]["win"] == pytest.approx(b["probs"]["win"], abs=1e-12)
     assert a["equity_se"] == pytest.approx(b["equity_se"], abs=1e-12)
+
+
+def test_ctrl_c_keeps_the_finished_blocks(exact):
+    calls = []
+
+    def progress(done, se):
+        calls.append(done)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    board = pos("x 6:3 5:2 4:1; o 19:2 20:2 22:2")[None]
+    settings = RolloutSettings(trials=360, block=36, bearoff=False, variance_reduction=False)
+    result = rollout_positions(exact, board, settings, progress=progress)
+    assert result.interrupted and result.trials[0] == 72 and 0 < result.probs[0, 0] < 1

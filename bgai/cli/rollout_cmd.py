@@ -138,6 +138,13 @@ def run(args: argparse.Namespace) -> int:
             report = _positions(evaluator, positions, settings, args.cubeful, progress)
         else:
             report = _moves(evaluator, positions[0][0], parse_dice(dice), settings, args.moves, progress)
+    except KeyboardInterrupt:
+        bar.close()
+        print(
+            f"bgai: stopped before the first {settings.block} trials were done: nothing to show",
+            file=sys.stderr,
+        )
+        return 130
     finally:
         bar.close()
     report.update(player=player.name, settings=_settings_record(settings))

@@ -328,6 +328,10 @@ def _worker_play(args):
 
 
 def _worker_init() -> None:
+    """One thread each; Ctrl-C is the parent's to handle (it keeps what is done and ends them)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
 
 

@@ -1,8 +1,8 @@
 """Can a 0-ply net learn its own 1-ply move choices? (a study of the supervised-training issue)
 
-    python scripts/rank_fit_study.py runs/data/db1 --pairs 20000 --hidden 128 --epochs 4
-    python scripts/rank_fit_study.py runs/data/db1 --pairs 20000 --hidden 512 --lr 1e-3 --epochs 4
-    python scripts/rank_fit_study.py runs/data/db1 --pairs 20000 --rank-weight 30 --equity-weight 0
+    python scripts/study/rank_fit_study.py runs/data/db1 --pairs 20000 --hidden 128 --epochs 4
+    python scripts/study/rank_fit_study.py runs/data/db1 --pairs 20000 --hidden 512 --lr 1e-3 --epochs 4
+    python scripts/study/rank_fit_study.py runs/data/db1 --pairs 20000 --rank-weight 30 --equity-weight 0
 
 Playing at 0-ply with a net equal to the 1-ply value of every afterstate *is* playing at 1-ply,
 and ``best@1ply`` is far stronger than ``best``. So: label every legal afterstate of ``--pairs``

@@ -1,0 +1,75 @@
+"""Which labels are worth fitting? Each label set and net against gnubg 2-ply, per class.
+
+    python scripts/study/label_quality.py runs/data/db1 --positions 2000 --labels ply1-best \
+        --nets best,runs/fit/p1_h128/best.pt
+
+Supervised training can only bring a net as close to the truth as its labels are. This takes
+``--positions`` held-out positions of a database (the same number from each class but
+bear-offs, which the databases answer exactly), and reports the mean absolute cubeless-equity
+error of every label set and of every net at 0-ply (with its bear-off databases), judged by
+gnubg's 2-ply evaluation (gnubg judges here; it never labels training data). Intervals are 95 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import torch
+
+from bgai.bots import evaluator_of
+from bgai.model.probs import cubeless_equity
+from bgai.search.evaluator import GnubgEvaluator
+from bgai.specs import load_player
+from bgai.stats import mean_ci95
+from bgai.train.labels import load_labels
+from bgai.train.positions import CLASSES, PositionDatabase
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("database")
+    parser.add_argument("--positions", type=int, default=2000)
+    parser.add_argument("--labels", default="ply1-best", help="label names, comma separated")
+    parser.add_argument("--nets", default="best", help="player specs valued at 0-ply, comma separated")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    db = PositionDatabase.load(args.database)
+    labels = {name: load_labels(args.database, name) for name in args.labels.split(",") if name}
+    covered = np.ones(len(db), dtype=bool)
+    for lab in labels.values():
+        has = np.zeros(len(db), dtype=bool)
+        has[lab.index] = True
+        covered &= has
+    classes = [c for c in CLASSES if c != "bearoff"]
+    rng = np.random.default_rng(args.seed)
+    rows = np.concatenate(
+        [
+            rng.permutation(np.flatnonzero(db.held_out & covered & (db.klass == CLASSES.index(c))))[
+                : args.positions // len(classes)
+            ]
+            for c in classes
+        ]
+    )
+    boards = torch.as_tensor(db.boards[rows])
+    judge = cubeless_equity(GnubgEvaluator(2).evaluate(boards)).numpy()
+    errors = {}
+    for name, lab in labels.items():
+        where = np.searchsorted(lab.index, rows)
+        errors[f"labels {name}"] = np.abs(cubeless_equity(torch.as_tensor(lab.probs[where])).numpy() - judge)
+    for spec in args.nets.split(","):
+        evaluator = evaluator_of(load_player(spec), "judging")[0]
+        errors[f"net {spec}"] = np.abs(cubeless_equity(evaluator.evaluate(boards)).numpy() - judge)
+    klass = db.klass[rows]
+    print(
+        f"mean absolute equity error against gnubg 2-ply, {len(rows)} held-out positions "
+        f"({', '.join(f'{c} {int((klass == CLASSES.index(c)).sum())}' for c in classes)})"
+    )
+    print(f"{'':<40}" + "".join(f"{c:>18}" for c in ["all", *classes]))
+    for name, err in errors.items():
+        cells = [mean_ci95(err)] + [mean_ci95(err[klass == CLASSES.index(c)]) for c in classes]
+        print(f"{name:<40}" + "".join(f"{m:>10.4f} ± {h:.4f}" for m, h in cells))
+
+
+if __name__ == "__main__":
+    main()

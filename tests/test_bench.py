@@ -44,14 +44,14 @@ def test_the_confidence_interval_shrinks_with_games():
     few = duel(RandomPlayer(0), PubevalPlayer(), 30, seed=2, duplicate=False)
     many = duel(RandomPlayer(0), PubevalPlayer(), 300, seed=2, duplicate=False, record=True)
     assert many.ci95 < few.ci95
-    points = np.array([game.points for game in many.records])
+    points = np.array([game.a_points for game in many.logs])
     assert many.ppg == pytest.approx(points.mean())
     assert many.ci95 == pytest.approx(1.96 * points.std(ddof=1) / np.sqrt(300))
 
 
 def test_duplicate_confidence_interval_is_over_the_pairs():
     result = duel(RandomPlayer(0), PubevalPlayer(), 60, seed=2, record=True)
-    pairs = np.array([game.points for game in result.records]).reshape(30, 2).mean(1)
+    pairs = np.array([game.a_points for game in result.logs]).reshape(30, 2).mean(1)
     assert result.ci95 == pytest.approx(1.96 * pairs.std(ddof=1) / np.sqrt(30))
 
 
@@ -72,19 +72,20 @@ def test_duplicate_games_replay_the_same_rolls_with_the_seats_swapped():
     result = duel(PubevalPlayer(), RandomPlayer(0), 8, seed=11, record=True)
     start = starting_board()
     for k in range(0, 8, 2):
-        g1, g2 = result.records[k], result.records[k + 1]
-        assert (g1.a_seat, g2.a_seat) == (0, 1) and g1.first_seat == g2.first_seat
-        d1, d2 = g1.turns[0][1], g2.turns[0][1]
+        g1, g2 = result.logs[k], result.logs[k + 1]
+        assert (g1.a_seat, g2.a_seat) == (0, 1) and g1.first != g2.first
+        m1, m2 = g1.moves, g2.moves  # (turn, column, dice, before, after)
+        d1, d2 = m1[0][2], m2[0][2]
         assert d1 == d2 and d1[0] != d1[1]
         # The seat with the higher opening die moves first, whoever sits there.
-        assert g1.first_seat == (1 if d1[1] > d1[0] else 0)
-        assert g1.turns[0][0] != g2.turns[0][0]  # A moved first in one game, B in the other
-        for t in range(min(len(g1.turns), len(g2.turns))):
-            assert g1.turns[t][1] == g2.turns[t][1]
-            assert g1.turns[t][0] != g2.turns[t][0]
-        assert (g1.turns[0][2] == start).all()
-        assert abs(g1.points) in (1, 2, 3)
-        assert g1.points == result.records[k].points
+        first_seat = g1.a_seat if g1.first == 0 else 1 - g1.a_seat
+        assert first_seat == (1 if d1[1] > d1[0] else 0)
+        assert m1[0][1] != m2[0][1]  # A moved first in one game, B in the other
+        for t in range(min(len(m1), len(m2))):
+            assert m1[t][2] == m2[t][2]
+            assert m1[t][1] != m2[t][1]
+        assert (m1[0][3] == start).all()
+        assert g1.points in (1, 2, 3) and g1.value == g1.points and len(m1) == g1.turns
 
 
 @pytest.mark.gnubg

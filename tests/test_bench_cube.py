@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from bgai.bench import duel
-from bgai.bench.cubeful import CubeRules, cubeful_duel, match_duel
+from bgai.bench import CubeRules, duel, match_duel
 from bgai.bots import PubevalPlayer, RandomPlayer, SearchPlayer
 from bgai.bots.cube import NoCube, cube_sense
 from bgai.cli.main import main
@@ -48,7 +47,7 @@ def cube_actions(game) -> list[tuple[str, int, int | None]]:
 
 def test_a_player_against_itself_scores_exactly_zero_with_the_cube():
     bot = pubeval_with_cube()
-    result = cubeful_duel(bot, bot, 20, seed=1)
+    result = duel(bot, bot, 20, seed=1, rules=CubeRules())
     assert result.ppg == 0.0 and result.ci95 == 0.0
     assert result.a_cube == result.b_cube and result.a_cube.doubles > 0
     assert result.a_win == result.b_win == 0.5
@@ -57,40 +56,41 @@ def test_a_player_against_itself_scores_exactly_zero_with_the_cube():
 def test_without_a_cube_and_jacoby_the_games_are_the_cubeless_duels():
     cubeless = duel(PubevalPlayer(), RandomPlayer(0), 10, seed=3)
     rules = CubeRules(jacoby=False, max_cube=1)
-    same = cubeful_duel(PubevalPlayer(), RandomPlayer(0), 10, seed=3, rules=rules)
+    same = duel(PubevalPlayer(), RandomPlayer(0), 10, seed=3, rules=rules)
     assert (same.ppg, same.avg_turns, same.a_gammon) == (cubeless.ppg, cubeless.avg_turns, cubeless.a_gammon)
     assert same.avg_cube == 1.0
 
 
 def test_jacoby_gammons_count_once_while_the_cube_is_centred():
     """Pubeval never doubles (no cube sense), so every game is played for the centred cube."""
-    result = cubeful_duel(PubevalPlayer(), RandomPlayer(0), 10, seed=3, record=True)
+    result = duel(PubevalPlayer(), RandomPlayer(0), 10, seed=3, record=True, rules=CubeRules())
     assert result.a_gammon > 0.5
-    assert {g.points for g in result.records.games} == {1}
+    assert {g.points for g in result.session().games} == {1}
     assert result.ppg == 1.0
     turned = Scripted("doubler", double=lambda s: True, answer=lambda s: "take")
-    cubed = cubeful_duel(turned, RandomPlayer(0), 4, seed=3, record=True)
-    top_cube = max(cube for g in cubed.records.games for kind, _, cube in cube_actions(g) if kind == "double")
-    assert max(g.points for g in cubed.records.games) > top_cube  # a gammon once the cube is turned
+    cubed = duel(turned, RandomPlayer(0), 4, seed=3, record=True, rules=CubeRules())
+    games = cubed.session().games
+    top_cube = max(cube for g in games for kind, _, cube in cube_actions(g) if kind == "double")
+    assert max(g.points for g in games) > top_cube  # a gammon once the cube is turned
 
 
 def test_the_cube_never_passes_the_cap():
     always = Scripted("always", double=lambda s: True, answer=lambda s: "take")
     for cap in (64, 8):
-        result = cubeful_duel(always, always, 2, seed=2, rules=CubeRules(max_cube=cap), record=True)
+        result = duel(always, always, 2, seed=2, rules=CubeRules(max_cube=cap), record=True)
         offered = [
-            cube for g in result.records.games for kind, _, cube in cube_actions(g) if kind == "double"
+            cube for g in result.session().games for kind, _, cube in cube_actions(g) if kind == "double"
         ]
         assert max(offered) == cap
-        assert all(g.points <= 3 * cap for g in result.records.games)
+        assert all(g.points <= 3 * cap for g in result.session().games)
         assert result.avg_cube == cap
 
 
 def test_a_pass_ends_the_game_for_the_cube_before_the_double():
     """Take the initial double, pass the redouble: the redoubler wins 2 points."""
     takes_once = Scripted("once", answer=lambda s: "take" if s.cube == 1 else "pass")
-    result = cubeful_duel(takes_once, takes_once, 6, seed=4, record=True)
-    for game in result.records.games:
+    result = duel(takes_once, takes_once, 6, seed=4, record=True, rules=CubeRules())
+    for game in result.session().games:
         actions = cube_actions(game)
         assert [kind for kind, _, _ in actions] == ["double", "take", "double", "drop"]
         assert actions[2][2] == 4 and actions[2][1] == game.winner and game.points == 2
@@ -99,8 +99,8 @@ def test_a_pass_ends_the_game_for_the_cube_before_the_double():
 
 def test_a_beaver_quadruples_the_cube_and_the_beaver_owns_it():
     beaver = Scripted("beaver", answer=lambda s: "beaver")
-    result = cubeful_duel(beaver, beaver, 2, seed=5, rules=CubeRules(max_cube=64), record=True)
-    for game in result.records.games:
+    result = duel(beaver, beaver, 2, seed=5, rules=CubeRules(max_cube=64), record=True)
+    for game in result.session().games:
         actions = cube_actions(game)
         assert [(kind, cube) for kind, _, cube in actions] == [
             ("double", 2),
@@ -115,8 +115,8 @@ def test_a_beaver_quadruples_the_cube_and_the_beaver_owns_it():
             assert k == 4 or actions[k + 2][1] == actions[k + 1][1]
         assert game.points in (64, 128, 192)
     # A beaver past the cap is a take; without beavers, a take.
-    capped = cubeful_duel(beaver, beaver, 2, seed=5, rules=CubeRules(max_cube=32), record=True)
-    assert [k for k, _, _ in cube_actions(capped.records.games[0])] == [
+    capped = duel(beaver, beaver, 2, seed=5, rules=CubeRules(max_cube=32), record=True)
+    assert [k for k, _, _ in cube_actions(capped.session().games[0])] == [
         "double",
         "beaver",
         "double",
@@ -124,8 +124,8 @@ def test_a_beaver_quadruples_the_cube_and_the_beaver_owns_it():
         "double",
         "take",
     ]
-    no_beavers = cubeful_duel(beaver, beaver, 2, seed=5, rules=CubeRules(beavers=False), record=True)
-    kinds = {k for g in no_beavers.records.games for k, _, _ in cube_actions(g)}
+    no_beavers = duel(beaver, beaver, 2, seed=5, rules=CubeRules(beavers=False), record=True)
+    kinds = {k for g in no_beavers.session().games for k, _, _ in cube_actions(g)}
     assert kinds == {"double", "take"}
 
 
@@ -144,7 +144,7 @@ def test_no_double_in_the_crawford_game_and_none_by_the_leader_after_it():
     passer = Scripted("passer", answer=lambda s: "pass")
     result = match_duel(passer, passer, 6, 3, seed=6, record=True)
     crawford_games = post_crawford = 0
-    for match in result.records:
+    for match in result.sessions():
         crawford_seen = False
         for game in match.games:
             leader = [s == 2 for s in game.score]
@@ -163,7 +163,7 @@ def test_no_double_in_the_crawford_game_and_none_by_the_leader_after_it():
 def test_the_cube_stays_below_what_the_doubler_needs():
     always = Scripted("always")
     result = match_duel(always, always, 4, 3, seed=7, record=True)
-    for match in result.records:
+    for match in result.sessions():
         for game in match.games:
             for kind, player, cube in cube_actions(game):
                 if kind == "double":

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from bgai import gnubg as oracle
-from bgai.bench import duel
-from bgai.bench.cubeful import cubeful_duel, match_duel
-from bgai.bench.records import duel_session, mat_names
+from bgai.bench import CubeRules, duel, match_duel
+from bgai.bench.records import mat_names
 from bgai.bots import PubevalPlayer, RandomPlayer, SearchPlayer
 from bgai.cli.main import main
 from bgai.engine import apply_steps, move_steps, starting_board, swap_sides
@@ -33,9 +32,8 @@ class Beaverer(PubevalPlayer):
 
 def cubeful_session():
     """Money games with every cube action: double, beaver, take, drop (and a gammon or two)."""
-    return cubeful_duel(
-        Beaverer(), SearchPlayer(PubevalEvaluator(), name="pubeval-cube"), 4, seed=3, record=True
-    )
+    bot = SearchPlayer(PubevalEvaluator(), name="pubeval-cube")
+    return duel(Beaverer(), bot, 4, seed=3, rules=CubeRules(), record=True)
 
 
 def test_steps_are_found_from_the_boards_before_and_after():
@@ -58,32 +56,32 @@ def test_names_are_fit_for_a_score_line():
 
 def test_a_cubeless_duel_round_trips_with_its_results():
     result = duel(PubevalPlayer(), RandomPlayer(0), 4, seed=1, record=True)
-    session = duel_session(result)
+    session = result.session()
     assert session.match_length == 0 and "set jacoby off" in session.comment
     back = read_mat(write_mat(session))
     assert back == session
     points = [g.points if g.winner == 0 else -g.points for g in back.games]
-    assert points == [g.points for g in result.records]
+    assert points == [g.a_points for g in result.logs]
     assert all(a.kind == "move" for g in back.games for a in g.actions)
     assert back.games[-1].score == (sum(max(p, 0) for p in points[:-1]), sum(max(-p, 0) for p in points[:-1]))
 
 
 def test_cube_actions_are_recorded_and_round_trip():
     result = cubeful_session()
-    session = result.records
+    session = result.session()
     assert read_mat(write_mat(session)) == session
     kinds = {a.kind for g in session.games for a in g.actions}
     assert kinds == {"move", "double", "beaver", "take", "drop"}
     assert sum(g.points if g.winner == 0 else -g.points for g in session.games) == result.ppg * 4
     cube = [a.cube for g in session.games for a in g.actions if a.kind in ("double", "beaver")]
-    assert max(cube) <= 64
+    assert max(cube) <= 4096
 
 
 def test_matches_round_trip_with_running_scores():
     bot = SearchPlayer(PubevalEvaluator(), name="pubeval-cube")
     result = match_duel(bot, PubevalPlayer(), 2, 3, seed=1, record=True)
-    assert len(result.records) == 2
-    for match in result.records:
+    assert len(result.sessions()) == 2
+    for match in result.sessions():
         assert match.match_length == 3
         assert read_mat(write_mat(match)) == match
         score = [0, 0]
@@ -141,10 +139,10 @@ def our_results(match) -> list[tuple]:
 @pytest.mark.gnubg
 def test_gnubg_imports_cubeful_and_cubeless_sessions_with_our_results(tmp_path):
     cubeful = tmp_path / "cubeful.mat"
-    save_mat(cubeful_session().records, cubeful)
+    save_mat(cubeful_session().session(), cubeful)
     assert gnubg_results(cubeful) == our_results(load_mat(cubeful))
     cubeless = tmp_path / "cubeless.mat"
-    save_mat(duel_session(duel(PubevalPlayer(), RandomPlayer(0), 2, seed=2, record=True)), cubeless)
+    save_mat(duel(PubevalPlayer(), RandomPlayer(0), 2, seed=2, record=True).session(), cubeless)
     ours = our_results(load_mat(cubeless))
     assert any(points >= 2 for _, points, *_ in ours)  # gammons count: gnubg needs Jacoby off
     assert gnubg_results(cubeless, jacoby=False) == ours
@@ -155,7 +153,7 @@ def test_gnubg_imports_our_matches_with_the_same_scores_and_crawford_games(tmp_p
     passer = Beaverer()
     passer.take_decisions = lambda boards, states: ["pass"] * len(states)
     result = match_duel(passer, passer, 2, 3, seed=6, record=True)
-    for k, match in enumerate(result.records):
+    for k, match in enumerate(result.sessions()):
         path = tmp_path / f"m{k}.mat"
         save_mat(match, path)
         theirs = gnubg_results(path)

@@ -1,17 +1,22 @@
-"""Benchmarks: duplicate-dice duels and leagues, cubeful money games and matches."""
+"""Benchmarks: duplicate-dice money games (cubeless or with the cube) and leagues, matches.
 
-from bgai.bench.cubeful import CubefulResult, CubeRules, MatchResult, cubeful_duel, match_duel
+Every game leaves one :class:`GameLog`; results, ``.mat`` files and grading decisions are
+views of those logs.
+"""
+
 from bgai.bench.dice import dice_of, opening_dice
-from bgai.bench.duel import DuelResult, GameRecord, LeagueResult, duel, league
+from bgai.bench.duel import LeagueResult, MoneyResult, duel, league
+from bgai.bench.games import CUBELESS, CubeRules, CubeStats, GameLog
+from bgai.bench.match import MatchResult, match_duel
 
 __all__ = [
+    "CUBELESS",
     "CubeRules",
-    "CubefulResult",
-    "DuelResult",
-    "GameRecord",
+    "CubeStats",
+    "GameLog",
     "LeagueResult",
     "MatchResult",
-    "cubeful_duel",
+    "MoneyResult",
     "dice_of",
     "duel",
     "league",

@@ -1,10 +1,13 @@
-"""Duels: cubeless money games between two players, many games at once, with duplicate dice.
+"""Money games between two players, many at once, with duplicate dice: cubeless or with the cube.
 
-A duel is the bench's table (:mod:`bgai.bench.games`) with the cube left out: no doubles
-and no Jacoby rule, so every game scores what the board shows (1, 2 or 3 points). Games
-``2k`` and ``2k + 1`` share dice stream ``k`` with the players in swapped seats (the
-default, ``duplicate``), and the confidence interval is computed over the pairs' average
-results. :func:`league` plays a duel between every pair of players.
+One entry point, :func:`duel`, for both: its ``rules`` say how the cube is played; the
+default :data:`~bgai.bench.games.CUBELESS` leaves it out (no doubles and no Jacoby rule, so
+every game scores what the board shows, 1, 2 or 3 points). The games are played on the
+bench's table (:mod:`bgai.bench.games`, where the rules of a turn, the scoring and the
+duplicate dice are described): games ``2k`` and ``2k + 1`` share dice stream ``k`` with the
+players in swapped seats (``duplicate``), and the confidence interval is computed over the
+pairs' average results. A game with the cube reads its dice exactly as without it. :func:`league`
+plays a duel between every pair of players.
 """
 
 from __future__ import annotations
@@ -17,54 +20,69 @@ import numpy as np
 
 from bgai.bench.games import (
     CUBELESS,
-    BenchReport,
-    GameRecord,
+    BenchResult,
+    CubeRules,
+    cube_lines,
     play_games,
     ppg_lines,
     units_to_play,
 )
 from bgai.bots.players import Player
+from bgai.formats.mat import MatchRecord
 
-__all__ = ["DuelResult", "GameRecord", "LeagueResult", "duel", "league"]
+__all__ = ["LeagueResult", "MoneyResult", "duel", "league"]
 
 
-@dataclass
-class DuelResult(BenchReport):
-    """The outcome of :func:`duel`, from A's side: ``ppg`` is A's points per game."""
+@dataclass(kw_only=True)
+class MoneyResult(BenchResult):
+    """Money games, from A's side: ``ppg`` is A's points per game (``max_cube`` 1: cubeless)."""
 
-    a: str
-    b: str
     games: int
-    duplicate: bool
-    seed: int
-    variant: str
+    jacoby: bool
+    beavers: bool
     ppg: float
-    ci95: float
-    """Half-width of the 95 % confidence interval of ``ppg``: 1.96 sd / sqrt(samples), the
-    samples being the duplicate pairs' average results (or single games)."""
     a_win: float
     a_gammon: float
     a_backgammon: float
     b_win: float
     b_gammon: float
     b_backgammon: float
-    """Fractions of all games; gammons include backgammons."""
-    avg_turns: float
-    seconds: float
-    games_per_sec: float
-    records: list[GameRecord] | None = None
+    """Fractions of all games; a win by a pass counts as a win; gammons (including
+    backgammons) are what the board shows when the last checker is off, Jacoby or not."""
+
+    @property
+    def cubeful(self) -> bool:
+        return self.max_cube > 1
 
     def table(self) -> str:
         """A small results table for people."""
         pairs = f" ({self.games // 2} duplicate pairs)" if self.duplicate else ""
-        width = max(len(self.a), len(self.b), 6)
-        lines = [
-            f"{self.a} vs {self.b}: {self.games} cubeless money games{pairs}, seed {self.seed}"
-            + ("" if self.variant == "standard" else f", {self.variant}"),
-            *ppg_lines(self, width),
-            f"{self.games_per_sec:.1f} games/s, {self.avg_turns:.1f} turns per game, {self.seconds:.1f} s",
-        ]
-        return "\n".join(lines)
+        variant = "" if self.variant == "standard" else f", {self.variant}"
+        width = max(len(self.a), len(self.b), 7)
+        speed = f"{self.games_per_sec:.1f} games/s, {self.avg_turns:.1f} turns per game"
+        speed += f", {self.seconds:.1f} s"
+        if not self.cubeful:
+            head = f"{self.a} vs {self.b}: {self.games} cubeless money games{pairs}, seed {self.seed}"
+            head += variant
+            return "\n".join([head, *ppg_lines(self, width), speed])
+        rules = f"Jacoby {'on' if self.jacoby else 'off'}, beavers {'on' if self.beavers else 'off'}"
+        return "\n".join(
+            [
+                f"{self.a} vs {self.b}: {self.games} cubeful money games{pairs}, seed {self.seed}, "
+                f"{rules}, cube up to {self.max_cube}{variant}",
+                *ppg_lines(self, width),
+                *cube_lines(self, width),
+                f"average cube {self.avg_cube:.2f}; {speed}",
+            ]
+        )
+
+    def session(self, event: str | None = None) -> MatchRecord:
+        """The games as one ``.mat`` money session (:func:`bgai.bench.records.money_session`)."""
+        from bgai.bench.records import mat_games, mat_names, money_comment, money_session
+
+        comment = money_comment(self.cubeful, self.jacoby, self.beavers, self.max_cube)
+        names = mat_names(self.a, self.b)
+        return money_session(names, mat_games(self._logs()), self.variant, event, comment)
 
 
 def duel(
@@ -74,15 +92,17 @@ def duel(
     seed: int = 0,
     duplicate: bool = True,
     variant: str = "standard",
+    rules: CubeRules = CUBELESS,
     progress: bool = False,
     record: bool = False,
     parallel: int = 1024,
-) -> DuelResult:
-    """Play ``games`` cubeless money games of A against B, up to ``parallel`` at a time.
+) -> MoneyResult:
+    """Play ``games`` money games of A against B, up to ``parallel`` at a time, cubeless unless
+    ``rules`` bring the cube in (a centred cube at the start of each game).
 
     With ``duplicate`` an odd ``games`` is rounded up to whole pairs. ``progress`` shows a
-    tqdm bar when writing to a terminal. ``record`` keeps every game's moves
-    (:class:`GameRecord`) in ``result.records``.
+    tqdm bar when writing to a terminal. ``record`` keeps every game's moves in ``result.logs``
+    (``result.session()`` is then the ``.mat`` file).
     """
     games = units_to_play(games, duplicate)
     out = play_games(
@@ -92,13 +112,13 @@ def duel(
         seed=seed,
         duplicate=duplicate,
         variant=variant,
-        rules=CUBELESS,
-        log_turns=record,
+        rules=rules,
+        record=record,
         parallel=parallel,
         progress=progress,
     )
-    records = [game for games_of in out.turn_logs for game in games_of] if record else None
-    return DuelResult(**out.money_summary(a, b, duplicate, seed, variant), records=records)
+    summary = out.money_summary(a, b, duplicate, seed, variant, rules)
+    return MoneyResult(**summary, logs=out.in_order() if record else None)
 
 
 @dataclass
@@ -106,7 +126,7 @@ class LeagueResult:
     """A round robin: ``ppg[i][j]`` is player i's points per game against player j."""
 
     names: list[str]
-    duels: list[DuelResult]
+    duels: list[MoneyResult]
 
     @property
     def ppg(self) -> list[list[float | None]]:

@@ -1,7 +1,9 @@
 """The bench's table: many games of A against B at once, with or without the cube.
 
-Both benches play here: the cubeless duel (:func:`~bgai.bench.duel`, a cube capped at 1 and
-no Jacoby rule), cubeful money games and matches (:mod:`bgai.bench.cubeful`). Each turn every
+Every bench plays here: money games with or without the cube (:func:`~bgai.bench.duel`; a
+cube capped at 1 and no Jacoby rule is cubeless) and matches (:func:`~bgai.bench.match_duel`).
+Each game leaves one :class:`GameLog`; results, ``.mat`` files (:mod:`bgai.bench.records`) and
+grading decisions are all read from those logs. Each turn every
 running game where A is on roll goes to A in one call and the rest to B, first for the cube,
 then for the move, so batched players (search, networks) see big batches. Cube answers come
 from :func:`bgai.bots.cube.cube_sense` (pubeval and random never double and always take).
@@ -49,14 +51,11 @@ import torch
 from tqdm import tqdm
 
 from bgai.bench.dice import dice_of, opening_dice
-from bgai.bench.records import move_action
 from bgai.bots.cube import ANSWERS, cube_sense
 from bgai.bots.players import Player
 from bgai.cube import CubeState, Owner
 from bgai.cube.state import MAX_CUBE
 from bgai.engine.board import checkers_per_side, game_value, starting_board, swap_sides
-from bgai.engine.steps import move_steps
-from bgai.formats import mat
 from bgai.stats import mean_ci95
 
 MAX_TURNS = 10_000
@@ -91,65 +90,113 @@ class CubeStats:
 
 
 @dataclass
-class GameRecord:
-    """One game as played, for writers such as .mat: ``turns`` are (player 'A'/'B', dice,
-    board before the move, board after it), both boards with the mover in row 1."""
+class GameLog:
+    """One game as the table played it: the one record of the bench, from which the ``.mat``
+    files (:mod:`bgai.bench.records`), the grading decisions and every statistic are read.
 
+    Columns are the players: 0 is A, 1 is B, whichever seat each had. ``cube_actions`` are
+    ``(turn, column, kind, cube)`` with kind ``double`` (cube: the value offered), ``take``,
+    ``drop`` or ``beaver`` (cube: the new value); ``moves`` (only when the games are recorded)
+    are ``(turn, column, dice, board before, board after)``, both boards with the mover in row 1.
+    A cube action comes before the move of its turn.
+    """
+
+    unit: int
+    """The money game or match it belongs to."""
+    number: int
+    """1 for the first game of its unit."""
     a_seat: int
-    first_seat: int
-    points: int
-    """Points won by A (negative when B won)."""
-    turns: list[tuple[str, tuple[int, int], np.ndarray, np.ndarray]] = field(default_factory=list)
+    first: int
+    """The column that moved first."""
+    score: tuple[int, int] = (0, 0)
+    """A's and B's match points before the game (money: 0, 0)."""
+    winner: int | None = None
+    points: int = 0
+    """Won by the winner."""
+    value: int = 0
+    """The board's result 1-3 (single, gammon, backgammon), 0 for a pass."""
+    cube: int = 1
+    """The cube at the end (before the double, for a pass)."""
+    turns: int = 0
+    cube_actions: list[tuple[int, int, str, int]] = field(default_factory=list)
+    moves: list[tuple[int, int, tuple[int, int], np.ndarray, np.ndarray]] | None = None
+
+    @property
+    def a_points(self) -> int:
+        """Points A won (negative when B won)."""
+        return self.points if self.winner == 0 else -self.points
+
+
+def cube_stats(logs: list[GameLog]) -> tuple[CubeStats, CubeStats]:
+    """A's and B's cube actions in ``logs``: doubles by the doubler, takes, passes and beavers by
+    the side doubled."""
+    stats = (CubeStats(), CubeStats())
+    field_of = {"double": "doubles", "take": "takes", "drop": "passes", "beaver": "beavers"}
+    for log in logs:
+        for _, column, kind, _ in log.cube_actions:
+            name = field_of[kind]
+            setattr(stats[column], name, getattr(stats[column], name) + 1)
+    return stats
 
 
 @dataclass
 class Played:
-    """What :func:`play_games` saw; per-game lists are in the order the games ended."""
+    """What :func:`play_games` saw: every game's :class:`GameLog`, in the order the games ended."""
 
     unit_result: np.ndarray
     """Per unit: A's points in a money game; 1.0 where A won a match, else 0.0."""
-    game_a_won: list[bool] = field(default_factory=list)
-    game_value: list[int] = field(default_factory=list)
-    """The board's result 1-3 (single, gammon, backgammon), 0 for a pass."""
-    game_cube: list[int] = field(default_factory=list)
-    game_turns: list[int] = field(default_factory=list)
-    stats: tuple[CubeStats, CubeStats] = field(default_factory=lambda: (CubeStats(), CubeStats()))
-    """A's and B's cube actions."""
-    records: list[list[mat.GameRecord]] | None = None
-    """Per unit, its games as ``.mat`` records (``record=True``)."""
-    turn_logs: list[list[GameRecord]] | None = None
-    """Per unit, its games with every board (``log_turns=True``)."""
+    logs: list[GameLog] = field(default_factory=list)
     seconds: float = 0.0
 
     def per_second(self, count: int) -> float:
         """``count`` (games, matches) per second of play."""
         return count / self.seconds if self.seconds > 0 else math.inf
 
-    def money_summary(self, a: Player, b: Player, duplicate: bool, seed: int, variant: str) -> dict[str, Any]:
-        """The fields every money result has (:class:`~bgai.bench.DuelResult`,
-        :class:`~bgai.bench.CubefulResult`), from A's side: ppg and its 95 % interval, and the
-        win, gammon and backgammon rates of each side as fractions of all games (a pass
+    def in_order(self) -> list[GameLog]:
+        """The logs by unit (money game or match) and game number: the order of a session."""
+        return sorted(self.logs, key=lambda g: (g.unit, g.number))
+
+    def summary(
+        self, a: Player, b: Player, duplicate: bool, seed: int, variant: str, rules: CubeRules
+    ) -> dict:
+        """The fields every bench result has (:class:`BenchResult`), read from the logs."""
+        a_cube, b_cube = cube_stats(self.logs)
+        return dict(
+            a=a.name,
+            b=b.name,
+            duplicate=duplicate,
+            seed=seed,
+            variant=variant,
+            max_cube=rules.max_cube,
+            a_cube=a_cube,
+            b_cube=b_cube,
+            avg_cube=float(np.mean([g.cube for g in self.logs])),
+            avg_turns=float(np.mean([g.turns for g in self.logs])),
+            seconds=self.seconds,
+            games_per_sec=self.per_second(len(self.logs)),
+        )
+
+    def money_summary(
+        self, a: Player, b: Player, duplicate: bool, seed: int, variant: str, rules: CubeRules
+    ) -> dict:
+        """:meth:`summary` and what a money result adds, from A's side: ppg and its 95 % interval,
+        and the win, gammon and backgammon rates of each side as fractions of all games (a pass
         counting as a win, gammons including backgammons, as the board shows them)."""
-        games = len(self.unit_result)
-        a_won, value = np.array(self.game_a_won, dtype=bool), np.array(self.game_value)
+        a_won = np.array([g.winner == 0 for g in self.logs], dtype=bool)
+        value = np.array([g.value for g in self.logs])
         rates = {}
         for side, won in (("a", a_won), ("b", ~a_won)):
             rates[f"{side}_win"] = float(won.mean())
             rates[f"{side}_gammon"] = float((won & (value >= 2)).mean())
             rates[f"{side}_backgammon"] = float((won & (value >= 3)).mean())
         return dict(
-            a=a.name,
-            b=b.name,
-            games=games,
-            duplicate=duplicate,
-            seed=seed,
-            variant=variant,
+            **self.summary(a, b, duplicate, seed, variant, rules),
+            games=len(self.unit_result),
+            jacoby=rules.jacoby,
+            beavers=rules.beavers,
             ppg=float(self.unit_result.mean()),
             ci95=ci95(self.unit_result, duplicate),
             **rates,
-            avg_turns=float(np.mean(self.game_turns)),
-            seconds=self.seconds,
-            games_per_sec=self.per_second(games),
         )
 
 
@@ -167,17 +214,52 @@ def ci95(results: np.ndarray, duplicate: bool) -> float:
     return mean_ci95(samples)[1]
 
 
-class BenchReport:
-    """``to_dict`` / ``to_json`` of a bench result dataclass: every field but ``records``, NaN
-    written as None (JSON-safe)."""
+@dataclass(kw_only=True)
+class BenchResult:
+    """What every bench result says, from A's side; ``to_dict`` / ``to_json`` give every field but
+    ``logs``, NaN written as None (JSON-safe)."""
+
+    a: str
+    b: str
+    duplicate: bool
+    seed: int
+    variant: str
+    max_cube: int
+    """1: cubeless."""
+    ci95: float
+    """Half-width of the 95 % interval of the result over the duplicate pairs (or single units)."""
+    a_cube: CubeStats
+    b_cube: CubeStats
+    avg_cube: float
+    """Mean cube value at the end of a game (before the double for a pass)."""
+    avg_turns: float
+    seconds: float
+    games_per_sec: float
+    logs: list[GameLog] | None = None
+    """Every game with every move (``record=True``): ``.mat`` files and grading read them."""
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        out.pop("records")
+        out.pop("logs")
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
+
+    def _logs(self) -> list[GameLog]:
+        if self.logs is None:
+            raise ValueError("the games were not recorded: play them with record=True")
+        return self.logs
+
+
+def cube_lines(result: BenchResult, width: int) -> list[str]:
+    """A's and B's cube actions as table rows."""
+    head = f"{'cube':<{width}}  {'doubles':>7}  {'takes':>6}  {'passes':>6}  {'beavers':>7}"
+    rows = [
+        f"{name:<{width}}  {s.doubles:7d}  {s.takes:6d}  {s.passes:6d}  {s.beavers:7d}"
+        for name, s in ((result.a, result.a_cube), (result.b, result.b_cube))
+    ]
+    return [head, *rows]
 
 
 def ppg_lines(result, width: int) -> list[str]:
@@ -204,17 +286,16 @@ def play_games(
     rules: CubeRules,
     length: int = 0,
     record: bool = False,
-    log_turns: bool = False,
     parallel: int = 1024,
     progress: bool = False,
 ) -> Played:
     """Play ``units`` money games (``length == 0``) or matches to ``length`` points of A against
     B, ``parallel`` at a time; A sits in seat ``unit % 2``.
 
-    ``record`` keeps every game as a ``.mat`` record (moves as steps), ``log_turns`` as a
-    :class:`GameRecord` with every board. ``progress`` shows a tqdm bar on a terminal.
+    Every game leaves a :class:`GameLog`; ``record`` keeps its moves too (every board, for
+    ``.mat`` files and grading). ``progress`` shows a tqdm bar on a terminal.
     """
-    table = _Table(a, b, units, seed, duplicate, variant, rules, length, record, log_turns)
+    table = _Table(a, b, units, seed, duplicate, variant, rules, length, record)
     return table.run(parallel, progress)
 
 
@@ -280,7 +361,7 @@ def _cube_state(
 class _Table:
     """Plays ``units`` money games (``length == 0``) or matches, ``parallel`` at a time."""
 
-    def __init__(self, a, b, units, seed, duplicate, variant, rules, length, record, log_turns) -> None:
+    def __init__(self, a, b, units, seed, duplicate, variant, rules, length, record) -> None:
         self.a, self.b = a, b
         self.sense_a = cube_sense(a)
         self.sense_b = self.sense_a if b is a else cube_sense(b)
@@ -289,11 +370,9 @@ class _Table:
         self.start = torch.as_tensor(starting_board(variant))
         self.checkers = checkers_per_side(variant)
         self.out = Played(np.zeros(units))
-        self.record, self.log_turns = record, log_turns
-        if record:
-            self.out.records = [[] for _ in range(units)]
-        if log_turns:
-            self.out.turn_logs = [[] for _ in range(units)]
+        self.record = record
+        self.running: dict[int, GameLog] = {}
+        """The game each unit is playing now."""
 
     # -- dice and new games --
 
@@ -323,12 +402,15 @@ class _Table:
             opening=opening,
             boards=self.start.expand(n, 2, 25).clone(),
         )
-        if self.record:
-            for u, g, seat, sc in zip(unit, game_no, a_seat, score, strict=True):
-                self.out.records[u].append(mat.GameRecord(int(g) + 1, (int(sc[seat]), int(sc[1 - seat]))))
-        if self.log_turns:
-            for u, seat, first in zip(unit, a_seat, slots.on_roll, strict=True):
-                self.out.turn_logs[u].append(GameRecord(int(seat), int(first), 0))
+        for u, g, seat, sc, first in zip(unit, game_no, a_seat, score, slots.on_roll, strict=True):
+            self.running[int(u)] = GameLog(
+                int(u),
+                int(g) + 1,
+                int(seat),
+                0 if first == seat else 1,
+                (int(sc[seat]), int(sc[1 - seat])),
+                moves=[] if self.record else None,
+            )
         return slots
 
     # -- one turn --
@@ -378,20 +460,16 @@ class _Table:
         beaver_ok = self.length == 0 and self.rules.beavers and 4 * cube <= self.rules.max_cube
         if answer == "beaver" and not beaver_ok:
             answer = "take"
-        self.out.stats[doubler_col].doubles += 1
-        actions = self.out.records[s.unit[i]][-1].actions if self.record else []
-        actions.append(mat.Action(doubler_col, "double", cube=2 * cube))
+        actions, turn = self.running[int(s.unit[i])].cube_actions, int(s.turn[i])
+        actions.append((turn, doubler_col, "double", 2 * cube))
         if answer == "pass":
-            self.out.stats[taker_col].passes += 1
-            actions.append(mat.Action(taker_col, "drop"))
+            actions.append((turn, taker_col, "drop", cube))
             ended[i], points[i] = True, cube
         elif answer == "take":
-            self.out.stats[taker_col].takes += 1
-            actions.append(mat.Action(taker_col, "take"))
+            actions.append((turn, taker_col, "take", 2 * cube))
             s.cube[i], s.owner[i] = 2 * cube, 1 - doubler
         else:
-            self.out.stats[taker_col].beavers += 1
-            actions.append(mat.Action(taker_col, "beaver", cube=4 * cube))
+            actions.append((turn, taker_col, "beaver", 4 * cube))
             s.cube[i], s.owner[i] = 4 * cube, 1 - doubler
 
     @staticmethod
@@ -413,19 +491,13 @@ class _Table:
             rows = torch.as_tensor(np.flatnonzero(live & mask))
             if len(rows):
                 after[rows] = player.choose(s.boards[rows], dice_t[rows]).to(after)
-        if self.record and live.any():
-            rows = np.flatnonzero(live)
-            index = torch.as_tensor(rows)
-            steps = move_steps(s.boards[index], dice[rows], after[index])
-            for i, move in zip(rows, steps, strict=True):
-                column = 0 if a_moves[i] else 1
-                self.out.records[s.unit[i]][-1].actions.append(move_action(column, dice[i], move))
-        if self.log_turns:
+        if self.record:
             before_np, after_np = s.boards.numpy(), after.numpy()
             for i in np.flatnonzero(live):
-                self.out.turn_logs[s.unit[i]][-1].turns.append(
+                self.running[int(s.unit[i])].moves.append(
                     (
-                        "A" if a_moves[i] else "B",
+                        int(s.turn[i]),
+                        0 if a_moves[i] else 1,
                         (int(dice[i, 0]), int(dice[i, 1])),
                         before_np[i].copy(),
                         after_np[i].copy(),
@@ -446,15 +518,10 @@ class _Table:
         for i in np.flatnonzero(ended):
             u, winner = s.unit[i], int(s.on_roll[i])
             a_won = bool(winner == s.a_seat[i])
-            self.out.game_a_won.append(a_won)
-            self.out.game_value.append(int(value[i]))
-            self.out.game_cube.append(int(s.cube[i]))
-            self.out.game_turns.append(int(s.turn[i]) + (0 if passed[i] else 1))
-            if self.record:
-                game = self.out.records[u][-1]
-                game.winner, game.points = (0 if a_won else 1), int(points[i])
-            if self.log_turns:
-                self.out.turn_logs[u][-1].points = int(points[i]) if a_won else -int(points[i])
+            log = self.running.pop(int(u))
+            log.winner, log.points, log.value = (0 if a_won else 1), int(points[i]), int(value[i])
+            log.cube, log.turns = int(s.cube[i]), int(s.turn[i]) + (0 if passed[i] else 1)
+            self.out.logs.append(log)
             if self.length == 0:
                 self.out.unit_result[u] = points[i] if a_won else -points[i]
                 done[i] = True

@@ -1,4 +1,5 @@
-"""Bench games as Jellyfish ``.mat`` records (:mod:`bgai.formats.mat`), for ``--save-games``.
+"""Bench games as Jellyfish ``.mat`` records (:mod:`bgai.formats.mat`), for ``--save-games``: a
+view of the games' logs (:class:`~bgai.bench.games.GameLog`).
 
 Player A is always the left column (gnubg's player 0) and B the right one, whichever seat
 each had; the opening roll decides who moves first, as in the game. A money session (the
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from bgai.bench.games import GameLog
 from bgai.cube.state import MAX_CUBE
 from bgai.engine.steps import Step, move_steps
 from bgai.formats.mat import Action, GameRecord, MatchRecord
@@ -63,22 +65,42 @@ def money_session(
     return MatchRecord(0, names, games, variant=variant, event=event, comment=comment)
 
 
-def duel_session(result, event: str | None = None) -> MatchRecord:
-    """The games of a cubeless :func:`~bgai.bench.duel` run with ``record=True`` as a session."""
-    if result.records is None:
-        raise ValueError("the duel kept no records: run it with record=True")
-    turns = [turn for game in result.records for turn in game.turns]
+def mat_games(logs: list[GameLog]) -> list[GameRecord]:
+    """The recorded games (:class:`~bgai.bench.games.GameLog` with moves) as ``.mat`` games, in
+    order: each move's steps found by one batched replay of every move (:func:`move_steps`),
+    cube actions before the move of their turn. Numbers and scores are the logs' (a match's)."""
+    moves = [(k, m) for k, log in enumerate(logs) for m in (log.moves or [])]
+    if any(log.moves is None for log in logs):
+        raise ValueError("the games were not recorded: play them with record=True")
     steps = move_steps(
-        np.stack([t[2] for t in turns]) if turns else np.zeros((0, 2, 25), np.int8),
-        np.array([t[1] for t in turns]).reshape(-1, 2),
-        np.stack([t[3] for t in turns]) if turns else np.zeros((0, 2, 25), np.int8),
+        np.stack([m[3] for _, m in moves]) if moves else np.zeros((0, 2, 25), np.int8),
+        np.array([m[2] for _, m in moves]).reshape(-1, 2),
+        np.stack([m[4] for _, m in moves]) if moves else np.zeros((0, 2, 25), np.int8),
     )
-    games, k = [], 0
-    for game in result.records:
-        actions = []
-        for player, dice, _, _ in game.turns:
-            actions.append(move_action(0 if player == "A" else 1, dice, steps[k]))
-            k += 1
-        winner = 0 if game.points > 0 else 1
-        games.append(GameRecord(0, (0, 0), actions, winner=winner, points=abs(game.points)))
-    return money_session(mat_names(result.a, result.b), games, result.variant, event, money_comment(False))
+    events: list[list[tuple[int, int, Action]]] = [[] for _ in logs]
+    for (k, (turn, column, dice, _, _)), path in zip(moves, steps, strict=True):
+        events[k].append((turn, 1, move_action(column, dice, path)))
+    for k, log in enumerate(logs):
+        for turn, column, kind, cube in log.cube_actions:
+            offered = cube if kind in ("double", "beaver") else None  # .mat writes the cube of these
+            events[k].append((turn, 0, Action(column, kind, cube=offered)))
+    games = []
+    for log, happened in zip(logs, events, strict=True):
+        actions = [action for _, _, action in sorted(happened, key=lambda e: (e[0], e[1]))]
+        games.append(GameRecord(log.number, log.score, actions, winner=log.winner, points=log.points))
+    return games
+
+
+def match_records(
+    logs: list[GameLog], matches: int, length: int, a: str, b: str, variant: str, seed: int
+) -> list[MatchRecord]:
+    """One ``.mat`` match record per match of a bench run, its games in order."""
+    games_of: list[list[GameLog]] = [[] for _ in range(matches)]
+    for log in sorted(logs, key=lambda g: (g.unit, g.number)):
+        games_of[log.unit].append(log)
+    names = mat_names(a, b)
+    event = f"bgai bench, seed {seed}, match"
+    return [
+        MatchRecord(length, names, mat_games(games), variant=variant, event=f"{event} {k}")
+        for k, games in enumerate(games_of, 1)
+    ]

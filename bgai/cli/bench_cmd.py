@@ -112,9 +112,7 @@ def _check(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from bgai.bench import duel, league
-    from bgai.bench.cubeful import CubeRules, cubeful_duel, match_duel
-    from bgai.bench.records import duel_session
+    from bgai.bench import CubeRules, duel, league, match_duel
     from bgai.cube.state import MAX_CUBE
     from bgai.specs import load_player
 
@@ -142,16 +140,16 @@ def run(args: argparse.Namespace) -> int:
             beavers=True if args.beavers is None else args.beavers,
             max_cube=max_cube,
         )
-        result = cubeful_duel(*players, args.games, args.seed, rules=rules, record=record, **options)
-        records = [result.records]
+        result = duel(*players, args.games, args.seed, rules=rules, record=record, **options)
+        records = [result.session(f"bgai bench, seed {args.seed}")] if record else None
     elif args.match is not None:
         result = match_duel(
             *players, args.games, args.match, args.seed, max_cube=max_cube, record=record, **options
         )
-        records = result.records
+        records = result.sessions() if record else None
     else:
-        result = duel(players[0], players[1], args.games, args.seed, record=record, **options)
-        records = [duel_session(result, event=f"bgai bench, seed {args.seed}")] if record else None
+        result = duel(*players, args.games, args.seed, record=record, **options)
+        records = [result.session(f"bgai bench, seed {args.seed}")] if record else None
     written = _save(records, Path(args.save_games), numbered=args.match is not None) if record else None
     print(result.to_json() if args.json else result.table())  # after saving: a closed pipe loses nothing
     if written and not args.json:

@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from bgai import gnubg
-from bgai.bench.duel import DuelResult, GameRecord, duel
+from bgai.bench import GameLog, MoneyResult, duel
 from bgai.bots.players import GnubgPlayer, PlayerBase, PubevalPlayer, network_evaluator
 from bgai.engine.movegen import expand
 from bgai.model.probs import cubeless_equity
@@ -96,16 +96,17 @@ class Decisions:
         return cls(*(torch.cat([getattr(p, k) for p in parts]) for k in ("boards", "dice", "chosen")))
 
 
-def decisions_of(records: list[GameRecord], side: str = "A") -> Decisions:
-    """Every move ``side`` ('A' or 'B') made in recorded games (see ``duel(record=True)``)."""
-    turns = [t for r in records for t in r.turns if t[0] == side]
+def decisions_of(logs: list[GameLog], side: str = "A") -> Decisions:
+    """Every move ``side`` ('A' or 'B') made in recorded games (``duel(record=True).logs``)."""
+    column = "AB".index(side)
+    turns = [m for log in logs for m in (log.moves or ()) if m[1] == column]
     if not turns:
         empty = torch.zeros((0, 2, 25), dtype=torch.int8)
         return Decisions(empty, torch.zeros((0, 2), dtype=torch.long), empty.clone())
     return Decisions(
-        torch.as_tensor(np.stack([t[2] for t in turns])).to(torch.int8),
-        torch.tensor([t[1] for t in turns], dtype=torch.long),
-        torch.as_tensor(np.stack([t[3] for t in turns])).to(torch.int8),
+        torch.as_tensor(np.stack([m[3] for m in turns])).to(torch.int8),
+        torch.tensor([m[2] for m in turns], dtype=torch.long),
+        torch.as_tensor(np.stack([m[4] for m in turns])).to(torch.int8),
     )
 
 
@@ -272,7 +273,7 @@ class Match:
     games: int
 
     @classmethod
-    def of(cls, result: DuelResult) -> Match:
+    def of(cls, result: MoneyResult) -> Match:
         return cls(result.b, result.ppg, result.ci95, result.games)
 
 
@@ -374,7 +375,7 @@ def grade(
     for opponent in opponents:
         result = duel(player, opponent, games, seed, record=True, progress=progress, parallel=parallel)
         matches.append(Match.of(result))
-        made.append(decisions_of(result.records or [], "A"))
+        made.append(decisions_of(result.logs or [], "A"))
     pool = Decisions.concat(made)
     pool = pool.subset(unforced(pool).nonzero().squeeze(1))
     picked = sample(pool, decisions, seed)

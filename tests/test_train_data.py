@@ -9,10 +9,11 @@ import torch
 from bgai.bots import evaluator_of
 from bgai.cli.main import main
 from bgai.engine.board import pip_counts, validate_board
+from bgai.engine.sampling import backgame_starts
 from bgai.specs import load_player
 from bgai.train.fit import FitConfig, fit
 from bgai.train.labels import LabelJob, label, load_labels
-from bgai.train.positions import CLASSES, PositionDatabase, backgame_starts, build_database, classify
+from bgai.train.positions import CLASSES, PositionDatabase, build_database, classify
 from tests.positions import pos
 
 
@@ -138,3 +139,18 @@ def test_cli_refuses_bad_data_commands(database, capsys):
     assert "unknown label kind" in capsys.readouterr().err
     assert main(["data", "info", database, "--json"]) == 0
     assert '"positions"' in capsys.readouterr().out
+
+
+def test_td_self_play_can_start_a_share_of_its_games_from_back_game_set_ups():
+    from bgai.train.config import load_config
+    from bgai.train.selfplay import SelfPlay
+
+    games = SelfPlay(
+        400, "standard", 0.7, 0.0, torch.Generator().manual_seed(1), torch.device("cpu"), backgame_starts=0.3
+    )
+    share = (classify(games.boards) == CLASSES.index("backgame")).mean()
+    assert 0.2 < share < 0.4
+    plain = SelfPlay(50, "standard", 0.7, 0.0, torch.Generator().manual_seed(1), torch.device("cpu"))
+    assert (plain.boards == plain.start).all()
+    with pytest.raises(ValueError, match="backgame_starts must lie in"):
+        load_config(None, {"backgame_starts": "1.5"})

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
-from bgai.engine.board import is_race, pip_counts, starting_board, swap_sides
+from bgai.engine.board import CHECKERS, is_race, pip_counts, starting_board, swap_sides
 from bgai.engine.choice import random_child, segment_argmax
 from bgai.engine.movegen import expand
 
@@ -122,3 +123,33 @@ def _bearoff_starts(k: int, gen: torch.Generator) -> torch.Tensor:
     boards[:, 0, 24] += (boards[:, 0, :24] * clash).sum(1).to(torch.int8)
     boards[:, 0, :24] *= ~clash
     return boards
+
+
+def backgame_starts(n: int, generator: torch.Generator) -> torch.Tensor:
+    """``n`` random back-game set-ups ``(n, 2, 25)`` int8, either side on roll.
+
+    The back-game side (X) holds two anchors (three, one time in four) of two or three
+    checkers on its points 19-24, may have a checker on the bar, and spreads the rest over its
+    points 1-18 (more towards home); the other side (O) is ahead in the race with zero to four
+    checkers off, the rest on points X does not occupy, mostly in O's home board and outfield.
+    """
+    rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,), generator=generator)))
+    out = np.zeros((n, 2, 25), dtype=np.int8)
+    k = 0
+    while k < n:
+        x = np.zeros(25, dtype=np.int64)
+        for point in rng.choice(np.arange(18, 24), 3 if rng.random() < 0.25 else 2, replace=False):
+            x[point] = rng.integers(2, 4)
+        x[24] = rng.random() < 0.2
+        weights = np.array([3.0] * 6 + [2.0] * 6 + [1.0] * 6)
+        x[:18] += rng.multinomial(CHECKERS - x.sum(), weights / weights.sum())
+        o = np.zeros(25, dtype=np.int64)
+        free = np.flatnonzero(x[23 - np.arange(18)] == 0)  # O's points 1-18 that X leaves open
+        o_weights = np.where(free < 6, 3.0, np.where(free < 12, 2.0, 0.5))
+        on_board = CHECKERS - rng.integers(0, 5)
+        o[free] = rng.multinomial(on_board, o_weights / o_weights.sum())
+        board = np.stack([o, x])
+        if pip_counts(board)[0] < pip_counts(board)[1]:  # O (row 0) ahead in the race
+            out[k] = board if rng.random() < 0.5 else board[::-1]
+            k += 1
+    return torch.as_tensor(out)

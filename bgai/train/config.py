@@ -54,6 +54,8 @@ class TrainConfig:
     "0: gradients all-reduced every step (identical updates); N: own steps, weights averaged every N turns."
     exploration: float = 0.0
     "Probability of a uniformly random move instead of the greedy one."
+    backgame_starts: float = 0.0
+    "Share of self-play games started from a random back-game set-up instead of the opening."
 
     eval_every: int = 1000
     "Games between evaluations against pubeval (0: never)."
@@ -135,6 +137,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
          f"(each running game keeps its history), got {cfg.parallel_games}"),
         (0.0 <= cfg.lam <= 1.0, "lam must lie in [0, 1]"),
         (0.0 <= cfg.exploration <= 1.0, "exploration must lie in [0, 1]"),
+        (0.0 <= cfg.backgame_starts <= 1.0, "backgame_starts must lie in [0, 1]"),
         (cfg.lr > 0 and cfg.lr_final > 0, "lr and lr_final must be positive"),
         (cfg.optimizer in ("adam", "sgd"), f"optimizer must be adam or sgd, got {quote(cfg.optimizer)}"),
         (cfg.encoding in ENCODINGS,

@@ -140,7 +140,8 @@ def _train(run_dir: Path, cfg: TrainConfig, resume: str | None, rank: int, world
     net = net.to(device)
     optimizer = _make_optimizer(cfg, net)
     generator = torch.Generator().manual_seed(cfg.seed * 1000 + rank)
-    selfplay = SelfPlay(cfg.parallel_games, cfg.variant, cfg.lam, cfg.exploration, generator, device)
+    selfplay = SelfPlay(cfg.parallel_games, cfg.variant, cfg.lam, cfg.exploration, generator, device,
+                        cfg.backgame_starts)
     progress = Progress()
     buffer: list[tuple[torch.Tensor, torch.Tensor]] = []
 

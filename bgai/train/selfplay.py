@@ -15,6 +15,7 @@ import torch
 from bgai.engine import expand, game_value, starting_board, swap_sides
 from bgai.engine.choice import random_child, segment_argmax
 from bgai.engine.dice import opening_roll, roll
+from bgai.engine.sampling import backgame_starts
 from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import NetEvaluator, afterstate_values
 from bgai.train.td import lambda_returns
@@ -35,12 +36,21 @@ class FinishedGames:
 class SelfPlay:
     """The running games of one process; ``state_dict`` makes a run resumable exactly."""
 
-    def __init__(self, k: int, variant: str, lam: float, exploration: float, generator: torch.Generator,
-                 device: torch.device) -> None:
+    def __init__(
+        self,
+        k: int,
+        variant: str,
+        lam: float,
+        exploration: float,
+        generator: torch.Generator,
+        device: torch.device,
+        backgame_starts: float = 0.0,
+    ) -> None:
         self.k, self.lam, self.exploration = k, lam, exploration
         self.generator, self.device = generator, device
+        self.backgame_share = backgame_starts
         self.start = torch.as_tensor(starting_board(variant), device=device)
-        self.boards = self.start.expand(k, 2, 25).clone()
+        self.boards = self._new_games(k)
         self.turn = torch.zeros(k, dtype=torch.long, device=device)
         self.history = torch.zeros((k, MAX_TURNS, 2, 25), dtype=torch.int8, device=device)
         self.values = torch.zeros((k, MAX_TURNS, 5), dtype=torch.float32, device=device)
@@ -77,21 +87,43 @@ class SelfPlay:
         returns = lambda_returns(values, lengths, self.lam)
         valid = torch.arange(t_max, device=self.device)[None, :] < lengths[:, None]
         boards = self.history[done, :t_max][valid]
-        result = FinishedGames(boards, returns[valid], len(done), int(lengths.sum()),
-                               int((won[done] >= 2).sum()), int((won[done] >= 3).sum()))
-        self.boards[done] = self.start
+        result = FinishedGames(
+            boards,
+            returns[valid],
+            len(done),
+            int(lengths.sum()),
+            int((won[done] >= 2).sum()),
+            int((won[done] >= 3).sum()),
+        )
+        self.boards[done] = self._new_games(len(done))
         self.turn[done] = 0
         return result
 
+    def _new_games(self, n: int) -> torch.Tensor:
+        """``n`` starting boards: the opening position, or with probability ``backgame_starts``
+        a random back-game set-up (:func:`bgai.engine.sampling.backgame_starts`), so that TD
+        learns positions self-play from the opening hardly reaches."""
+        boards = self.start.expand(n, 2, 25).clone()
+        if self.backgame_share > 0 and n:
+            pick = (torch.rand(n, generator=self.generator) < self.backgame_share).to(self.device)
+            if pick.any():
+                boards[pick] = backgame_starts(int(pick.sum()), self.generator).to(boards)
+        return boards
+
     def state_dict(self) -> dict[str, torch.Tensor]:
         t_max = int(self.turn.max())
-        return {"boards": self.boards.clone(), "turn": self.turn.clone(),
-                "history": self.history[:, :t_max].clone(), "values": self.values[:, :t_max].clone()}
+        return {
+            "boards": self.boards.clone(),
+            "turn": self.turn.clone(),
+            "history": self.history[:, :t_max].clone(),
+            "values": self.values[:, :t_max].clone(),
+        }
 
     def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
         if state["boards"].shape[0] != self.k:
-            raise ValueError(f"checkpoint has {state['boards'].shape[0]} parallel games, "
-                             f"config says {self.k}")
+            raise ValueError(
+                f"checkpoint has {state['boards'].shape[0]} parallel games, config says {self.k}"
+            )
         t_max = state["history"].shape[1]
         self.boards = state["boards"].to(self.device)
         self.turn = state["turn"].to(self.device)

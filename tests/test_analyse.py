@@ -327,7 +327,7 @@ def test_summary_and_page_name_the_players(judge):
 def test_gnubg_0ply_analysis_is_reproduced():
     """With gnubg's own net at 0-ply (no search, so no filter or pruning to differ), bgai's
     analysis gives gnubg's own figures (cached from gnubg's analysis of the same file by
-    scripts/compare_analysis_gnubg.py --plies 0)."""
+    scripts/measure/compare_analysis_gnubg.py --plies 0)."""
     cached = json.loads((DATA / "gnubg_0ply.json").read_text())
     path = DATA / "casual-advanced-001.mat"
     reference = next(v for k, v in cached.items() if k.startswith(_digest(path)))

@@ -14,6 +14,7 @@ import numpy as np
 
 from bgai.analyse.analysis import Decision, MatchAnalysis
 from bgai.analyse.report import describe, stat_rows
+from bgai.engine.board import swap_sides
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:62em;color:#222}
@@ -201,7 +202,8 @@ def _decision_html(analysis: MatchAnalysis, d: Decision) -> str:
         from bgai.formats import decode_match_id
 
         cube = decode_match_id(d.position.split(":")[1]).cube_value
-    board = board_svg(d.board, dice, cube, head, analysis.checkers) if d.board is not None else ""
+    seen = d.board if d.kind != "take" or d.board is None else swap_sides(d.board)  # the decider's view
+    board = board_svg(seen, dice, cube, head, analysis.checkers) if seen is not None else ""
     return (
         f'<h3>{head}</h3><div class="decision">{board}<div>{body}'
         f'<p class="small">{escape(d.position)}</p></div></div>'

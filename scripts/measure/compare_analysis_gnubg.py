@@ -13,18 +13,16 @@ ply), so later runs only redo bgai's side. bgai then analyses the same files wit
   play and cube, matched by game and order), agreement = both / either;
 * luck rates, and the seconds each analysis took.
 
-    python scripts/compare_analysis_gnubg.py tests/data/analyse/*-0*.mat --plies 2 \\
+    python scripts/measure/compare_analysis_gnubg.py tests/data/analyse/*-0*.mat --plies 2 \\
         --players gnubg,best --cache tests/data/analyse/gnubg_2ply.json
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import hashlib
 import json
 import math
-import os
 import re
 import sys
 import tempfile
@@ -35,27 +33,12 @@ import numpy as np
 
 # --- gnubg's analysis ---------------------------------------------------------------------------
 
-_libc = ctypes.CDLL(None)
-
 
 def _quiet(command: str) -> None:
-    """Run a gnubg command with its C output thrown away (it prints boards on import)."""
-    import gnubg
+    """Run a gnubg command, dropping what it prints (it draws a board on every import)."""
+    from bgai.gnubg import command_output
 
-    sys.stdout.flush()
-    _libc.fflush(None)
-    saved = [os.dup(1), os.dup(2)]
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    try:
-        gnubg.command(command)
-        _libc.fflush(None)
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (*saved, devnull):
-            os.close(fd)
+    command_output(command)
 
 
 def gnubg_analysis(path: Path, plies: int) -> dict:
@@ -297,12 +280,17 @@ def main() -> None:
         counts = np.array([blunders(reference[str(p)]["decisions"], r["decisions"]) for p, r in pairs])
         both, g_only, b_only = counts.sum(0)
         seconds = [r["seconds"] for r in rows]
+        # a judge favours the moves its own net chose: the players it did not play for
+        names = [name for r in rows for name in r["stats"]["players"]]
+        others = np.array([name.split("_")[0] != spec.split("@")[0].split(":")[0] for name in names])
         figure = {
             "error_rate_within_10pct": float(np.mean(relative <= 0.10)),
             "error_rate_mean_abs_diff": float(np.mean(np.abs(rates - g_rates))),
             "error_rate_mean_relative_diff": float(np.mean(relative)),
             "error_rate_correlation": float(np.corrcoef(rates, g_rates)[0, 1]),
             "checker_rate_correlation": float(np.corrcoef(checker, g_checker)[0, 1]),
+            "error_rate_correlation_others": float(np.corrcoef(rates[others], g_rates[others])[0, 1]),
+            "others": int(others.sum()),
             "mean_error_rate": float(rates.mean()),
             "gnubg_mean_error_rate": float(g_rates.mean()),
             "luck_rate_mean_abs_diff": float(np.mean(np.abs(luck - g_luck))),
@@ -335,7 +323,8 @@ def main() -> None:
         )
         print(
             f"  correlation with gnubg: overall {figure['error_rate_correlation']:.3f}, "
-            f"checker play {figure['checker_rate_correlation']:.3f}"
+            f"checker play {figure['checker_rate_correlation']:.3f}; overall, the {figure['others']} "
+            f"players other than {spec}'s own: {figure['error_rate_correlation_others']:.3f}"
         )
         print(
             f"  very bad marks: both {both}, gnubg only {g_only}, bgai only {b_only}: "
@@ -343,9 +332,10 @@ def main() -> None:
         )
         print(f"  luck rate mean |difference| {figure['luck_rate_mean_abs_diff']:.2f} mEMG")
         print(f"  {figure['seconds_per_file']:.1f} s a file")
-        print("  file                              player  gnubg   bgai")
+        print(f"  {'file':<28} {'player':<20}  gnubg   bgai")
         for row in figure["per_player"]:
-            print(f"  {Path(row['file']).name:<33} {row['player']}  {row['gnubg']:6.2f} {row['bgai']:6.2f}")
+            name = Path(row["file"]).name
+            print(f"  {name:<28} {row['player']:<20} {row['gnubg']:6.2f} {row['bgai']:6.2f}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))
 

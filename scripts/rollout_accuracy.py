@@ -16,7 +16,9 @@ or a larger ``--positions`` only computes what is missing.
 Estimators (``--only`` picks some): ``best`` at 0, 1 and 2 plies (:func:`bgai.search.evaluate_position`)
 and bgai rollouts with ``best`` (cubeless, quasi-random dice, exact bear-off stop): truncated at 7
 plies or played to the end, 0- or 1-ply checker play, with variance reduction, 36 or 144 trials.
-Each runs on all positions in one batch, one process, its CPU time counted.
+Static values run on all positions in one batch; rollouts one position per call, each with its
+own dice seed (the positions of one call share their dice, which would tie their errors
+together). One process; CPU time counted.
 
 Printed per estimator, in cubeless equity: the mean absolute difference from the judge, the
 root mean squared error once the judge's own noise is taken out (``sqrt(mean d² - mean SE_judge²)``:
@@ -101,8 +103,15 @@ def estimate(name, evaluator, boards, ids, seed, cache, path) -> list[dict]:
         with Clock() as clock:
             if isinstance(spec, int):
                 equity = cubeless_equity(evaluate_position(evaluator, part, spec).double()).numpy()
-            else:
-                equity = rollout_positions(evaluator, part, RolloutSettings(seed=seed, **spec)).equity
+            else:  # one call per position: its own dice (one batch shares them)
+                equity = np.array(
+                    [
+                        rollout_positions(
+                            evaluator, part[k : k + 1], RolloutSettings(seed=seed + i, **spec)
+                        ).equity[0]
+                        for k, i in enumerate(todo)
+                    ]
+                )
         for k, i in enumerate(todo):
             done[ids[i]] = dict(equity=float(equity[k]), cpu=clock.cpu / len(todo))
         save(path, cache)

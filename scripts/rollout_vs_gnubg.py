@@ -10,7 +10,8 @@ two-sided bear-off table:
 
 * bgai: :func:`bgai.rollout.rollout_positions` with :class:`bgai.search.GnubgEvaluator` (gnubg's
   0-ply net through ``gnubg_nn.probabilities``, one board at a time), bgai's own dice and two-
-  sided table;
+  sided table; one call per position, each with its own dice seed (the positions of one call
+  share their dice, which would tie their errors together);
 * gnubg: its ``rollout`` command with the settings scripts/rollout_common.py lists (cubeless
   0-ply checker play without pruning, exact bear-off stop, no one-sided stop).
 
@@ -56,7 +57,7 @@ def save(path: Path, cache: dict) -> None:
     tmp.replace(path)
 
 
-def run_kind(name, boards, ids, truncate, trials, gnubg_trials, seed, cache, path, chunk) -> None:
+def run_kind(name, boards, ids, truncate, trials, gnubg_trials, seed, cache, path) -> None:
     """Fill ``cache[name][pid] = {"bgai": ..., "gnubg": ...}`` for every position."""
     done = cache.setdefault(name, {})
     gnubg = GnubgRollouts(threads=1)
@@ -75,22 +76,21 @@ def run_kind(name, boards, ids, truncate, trials, gnubg_trials, seed, cache, pat
     save(path, cache)
     evaluator = GnubgEvaluator(0)
     todo = [i for i, pid in enumerate(ids) if "bgai" not in done[pid]]
-    settings = RolloutSettings(trials=trials, truncate=truncate, variance_reduction=False, seed=seed)
-    for start in range(0, len(todo), chunk):
-        part = todo[start : start + chunk]
+    for k, i in enumerate(todo):  # one call per position: its own dice (one batch shares them)
+        settings = RolloutSettings(trials=trials, truncate=truncate, variance_reduction=False, seed=seed + i)
         with Clock() as clock:
-            r = rollout_positions(evaluator, boards[part], settings)
+            r = rollout_positions(evaluator, boards[i : i + 1], settings)
         cpu["bgai"] += clock.cpu
-        for k, i in enumerate(part):
-            done[ids[i]]["bgai"] = dict(
-                equity=float(r.equity[k]),
-                equity_se=float(r.equity_se[k]),
-                win=float(r.probs[k, 0]),
-                win_se=float(r.probs_se[k, 0]),
-                trials=int(r.trials[k]),
-            )
-        save(path, cache)
-        print(f"  {name}: bgai {start + len(part)}/{len(todo)}", file=sys.stderr, flush=True)
+        done[ids[i]]["bgai"] = dict(
+            equity=float(r.equity[0]),
+            equity_se=float(r.equity_se[0]),
+            win=float(r.probs[0, 0]),
+            win_se=float(r.probs_se[0, 0]),
+            trials=int(r.trials[0]),
+        )
+        if k % 10 == 9 or k == len(todo) - 1:
+            save(path, cache)
+            print(f"  {name}: bgai {k + 1}/{len(todo)}", file=sys.stderr, flush=True)
     print(
         f"  {name}: CPU seconds this run: gnubg {cpu['gnubg']:.0f}, bgai {cpu['bgai']:.0f}", file=sys.stderr
     )
@@ -126,7 +126,6 @@ def main() -> None:
     parser.add_argument("--full-trials", type=int, default=72, help="bgai, to the end")
     parser.add_argument("--gnubg-full-trials", type=int, default=576, help="gnubg, to the end")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--chunk", type=int, default=20, help="positions per bgai call")
     parser.add_argument("--cache", type=Path, default=Path("runs/rollout/vs_gnubg.json"))
     args = parser.parse_args()
 
@@ -141,9 +140,7 @@ def main() -> None:
     ]
     for name, truncate, trials, gnubg_trials, n in kinds:
         key = f"{name}, bgai {trials}, gnubg {gnubg_trials}"
-        run_kind(
-            key, boards[:n], ids[:n], truncate, trials, gnubg_trials, args.seed, cache, args.cache, args.chunk
-        )
+        run_kind(key, boards[:n], ids[:n], truncate, trials, gnubg_trials, args.seed, cache, args.cache)
     print(
         f"{len(ids)} contact positions from best's self-play (seed {args.seed}); cubeless, 0-ply checker "
         "play by gnubg's net on both sides, quasi-random dice, no variance reduction, exact two-sided "

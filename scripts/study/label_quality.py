@@ -5,7 +5,7 @@
 
 Supervised training can only bring a net as close to the truth as its labels are. This takes
 ``--positions`` held-out positions of a database (the same number from each class but
-bear-offs, which the databases answer exactly), and reports the mean absolute cubeless-equity
+bear-offs, which the databases answer exactly), and reports the mean absolute (and the mean signed) cubeless-equity
 error of every label set and of every net at 0-ply (with its bear-off databases), judged by
 gnubg's 2-ply evaluation (gnubg judges here; it never labels training data). Intervals are 95 %.
 """
@@ -56,19 +56,21 @@ def main() -> None:
     errors = {}
     for name, lab in labels.items():
         where = np.searchsorted(lab.index, rows)
-        errors[f"labels {name}"] = np.abs(cubeless_equity(torch.as_tensor(lab.probs[where])).numpy() - judge)
+        errors[f"labels {name}"] = cubeless_equity(torch.as_tensor(lab.probs[where])).numpy() - judge
     for spec in args.nets.split(","):
         evaluator = evaluator_of(load_player(spec), "judging")[0]
-        errors[f"net {spec}"] = np.abs(cubeless_equity(evaluator.evaluate(boards)).numpy() - judge)
+        errors[f"net {spec}"] = cubeless_equity(evaluator.evaluate(boards)).numpy() - judge
     klass = db.klass[rows]
     print(
         f"mean absolute equity error against gnubg 2-ply, {len(rows)} held-out positions "
         f"({', '.join(f'{c} {int((klass == CLASSES.index(c)).sum())}' for c in classes)})"
     )
-    print(f"{'':<40}" + "".join(f"{c:>18}" for c in ["all", *classes]))
-    for name, err in errors.items():
-        cells = [mean_ci95(err)] + [mean_ci95(err[klass == CLASSES.index(c)]) for c in classes]
-        print(f"{name:<40}" + "".join(f"{m:>10.4f} ± {h:.4f}" for m, h in cells))
+    for title, measure in (("mean absolute error", np.abs), ("mean signed error (bias)", lambda e: e)):
+        print(f"{title:<40}" + "".join(f"{c:>18}" for c in ["all", *classes]))
+        for name, err in errors.items():
+            e = measure(err)
+            cells = [mean_ci95(e)] + [mean_ci95(e[klass == CLASSES.index(c)]) for c in classes]
+            print(f"{name:<40}" + "".join(f"{m:>+10.4f} ± {h:.4f}" for m, h in cells))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 
 Supervised training can only bring a net as close to the truth as its labels are. This takes
 ``--positions`` held-out positions of a database (the same number from each class but
-bear-offs, which the databases answer exactly), and reports the mean absolute (and the mean signed) cubeless-equity
+bear-offs, which the databases answer exactly), and reports the mean absolute and the mean signed
+cubeless-equity
 error of every label set and of every net at 0-ply (with its bear-off databases), judged by
 gnubg's 2-ply evaluation (gnubg judges here; it never labels training data). Intervals are 95 %.
 """
@@ -62,7 +63,7 @@ def main() -> None:
         errors[f"net {spec}"] = cubeless_equity(evaluator.evaluate(boards)).numpy() - judge
     klass = db.klass[rows]
     print(
-        f"mean absolute equity error against gnubg 2-ply, {len(rows)} held-out positions "
+        f"cubeless equity error against gnubg 2-ply, {len(rows)} held-out positions "
         f"({', '.join(f'{c} {int((klass == CLASSES.index(c)).sum())}' for c in classes)})"
     )
     for title, measure in (("mean absolute error", np.abs), ("mean signed error (bias)", lambda e: e)):

@@ -249,7 +249,7 @@ class MatchAnalysis:
 # --- equities -------------------------------------------------------------------------------
 
 
-class _Money:
+class _Cubeful:
     """Turns probabilities into gnubg's cubeful normalised equities and costs, for given cube states."""
 
     def __init__(self, rules: CubeRules, checkers: int) -> None:
@@ -327,31 +327,31 @@ def analyse_match(
     rules = rules or cube_rules_of(record)
     games = replay(record, rules)
     turns = [t for g in games for t in g.turns]
-    money = _Money(rules, checkers_per_side(record.variant))
+    cubeful = _Cubeful(rules, checkers_per_side(record.variant))
     rolled = [t for t in turns if t.dice is not None and t.steps is not None]
-    luck, roll_equity = _luck(judge, rolled, money)
-    moves, played_equity = _checker_play(judge, rolled, money)
-    cube = _cube(judge, [t for t in turns if t.cube_decision or t.doubled], money, rules)
+    luck, roll_equity = _luck(judge, rolled, cubeful)
+    moves, played_equity = _checker_play(judge, rolled, cubeful)
+    cube = _cube(judge, [t for t in turns if t.cube_decision or t.doubled], cubeful, rules)
 
     decisions: list[Decision] = []
     rolls: list[Roll] = []
     after_turn: dict[int, tuple[float, str]] = {}
     for k, turn in enumerate(rolled):
         mark = luck_mark(luck[k])
-        cost = float(money.cost(luck[k], turn.state))
+        cost = float(cubeful.cost(luck[k], turn.state))
         rolls.append(Roll(turn.game, turn.move, turn.player, turn.dice, float(luck[k]), cost, mark))
         equity = played_equity.get(k, roll_equity[k])
         move = moves[id(turn)]
         label = f"{turn.move}) {record.players[turn.player]} {turn.dice[0]}{turn.dice[1]}: {move.played}"
         if move.mark:
             label += f" ({move.mark}, -{move.error:.3f})"
-        after_turn[id(turn)] = (money.player0(equity, turn.state, turn.player), label)
+        after_turn[id(turn)] = (cubeful.player0(equity, turn.state, turn.player), label)
     for turn in turns:  # in file order: the doubler's cube decision, the answer, then the move
         decisions.extend(cube.get(id(turn), []))
         if id(turn) in moves:
             decisions.append(moves[id(turn)])
     stats = _stats(record, games, decisions, rolls)
-    curves = [_curve(g, after_turn, money, record) for g in games]
+    curves = [_curve(g, after_turn, cubeful, record) for g in games]
     return MatchAnalysis(
         source=source,
         match_length=record.match_length,
@@ -364,7 +364,7 @@ def analyse_match(
         stats=stats,
         curves=curves,
         cube_in_use=rules.in_use,
-        checkers=money.checkers,
+        checkers=cubeful.checkers,
         seconds=time.perf_counter() - began,
     )
 
@@ -380,34 +380,36 @@ def _roll_index(dice: tuple[int, int]) -> int:
     return [tuple(r) for r in ROLLS.tolist()].index((low, high))
 
 
-def _luck(judge: Judge, rolled: list[Turn], money: _Money) -> tuple[np.ndarray, np.ndarray]:
+def _luck(judge: Judge, rolled: list[Turn], cubeful: _Cubeful) -> tuple[np.ndarray, np.ndarray]:
     """(luck of each roll, the cubeful equity of the actual roll's best move), normalised, 0-ply."""
     if not rolled:
         return np.zeros(0), np.zeros(0)
     boards = _boards(rolled)
-    mine = _roll_equities(judge, boards, [t.state for t in rolled], money)
+    mine = _roll_equities(judge, boards, [t.state for t in rolled], cubeful)
     mean = mine @ ROLL_WEIGHTS.double().numpy()
     opening = np.flatnonzero([t.opening and t.dice[0] != t.dice[1] for t in rolled])
     if len(opening):  # gnubg's first-roll luck: either player might have won the opening roll
         plain = np.array([a != b for a, b in ROLLS.tolist()])
-        theirs = _roll_equities(judge, boards[opening], [rolled[i].state.swapped() for i in opening], money)
+        theirs = _roll_equities(judge, boards[opening], [rolled[i].state.swapped() for i in opening], cubeful)
         mean[opening] = (mine[opening][:, plain].sum(1) - theirs[:, plain].sum(1)) / (2 * plain.sum())
     equity = mine[np.arange(len(rolled)), [_roll_index(t.dice) for t in rolled]]
     return equity - mean, equity
 
 
-def _roll_equities(judge: Judge, boards: torch.Tensor, states: list[CubeState], money: _Money) -> np.ndarray:
+def _roll_equities(
+    judge: Judge, boards: torch.Tensor, states: list[CubeState], cubeful: _Cubeful
+) -> np.ndarray:
     """``(N, 21)`` cubeful equity of each roll's best move at 0-ply, picked by that equity."""
     rolls = len(ROLLS)
 
     def rank(values: torch.Tensor, children: torch.Tensor, parent: torch.Tensor) -> torch.Tensor:
         probs = values.double().cpu().numpy()
         owners = (parent // rolls).cpu().numpy()
-        return torch.as_tensor(money.after_move(probs, children.cpu().numpy(), states, 0, owners))
+        return torch.as_tensor(cubeful.after_move(probs, children.cpu().numpy(), states, 0, owners))
 
     afters, values = roll_moves(judge.evaluator, boards, 0, rank=rank)
     n = len(boards)
-    equity = money.after_move(
+    equity = cubeful.after_move(
         values.reshape(n * rolls, 5).double().numpy(),
         afters.reshape(n * rolls, 2, 25).numpy(),
         states,
@@ -418,7 +420,7 @@ def _roll_equities(judge: Judge, boards: torch.Tensor, states: list[CubeState], 
 
 
 def _checker_play(
-    judge: Judge, rolled: list[Turn], money: _Money
+    judge: Judge, rolled: list[Turn], cubeful: _Cubeful
 ) -> tuple[dict[int, Decision], dict[int, float]]:
     """Every move played, judged: (decision per turn id, played equity per index into ``rolled``)."""
     n = len(rolled)
@@ -466,8 +468,8 @@ def _checker_play(
         played_probs[shallow] = deeper.to(played_probs)
     parents = c.parent.numpy()
     states = [sub[p].state for p in parents]
-    equity = money.after_move(c.probs.double().numpy(), cand_boards.numpy(), states, c.ply.numpy())
-    played = money.after_move(
+    equity = cubeful.after_move(c.probs.double().numpy(), cand_boards.numpy(), states, c.ply.numpy())
+    played = cubeful.after_move(
         played_probs.double().numpy(), after.numpy(), [t.state for t in sub], judge.plies
     )
     full = c.ply.numpy() == judge.plies
@@ -507,7 +509,7 @@ def _checker_play(
             played_text,
             best_text,
             float(error[j]),
-            float(money.cost(error[j], turn.state)),
+            float(cubeful.cost(error[j], turn.state)),
             marked[j],
             True,
             _position(turn, dice=True),
@@ -561,12 +563,12 @@ def _score(player: int, state: CubeState) -> tuple[int, int]:
     return (mine, theirs) if player == 0 else (theirs, mine)
 
 
-def _cube(judge: Judge, turns: list[Turn], money: _Money, rules: CubeRules) -> dict[int, list[Decision]]:
+def _cube(judge: Judge, turns: list[Turn], cubeful: _Cubeful, rules: CubeRules) -> dict[int, list[Decision]]:
     """The doubler's decision (double or not) and the answer, per turn id."""
     if not turns or not rules.in_use:
         return {}
     a = analyse_positions(
-        judge.evaluator, _boards(turns), [t.cube_state for t in turns], judge.cube_plies, money.met
+        judge.evaluator, _boards(turns), [t.cube_state for t in turns], judge.cube_plies, cubeful.met
     )
     out: dict[int, list[Decision]] = {}
     for i, turn in enumerate(turns):
@@ -595,7 +597,7 @@ def _cube(judge: Judge, turns: list[Turn], money: _Money, rules: CubeRules) -> d
                 played,
                 a.decision[i],
                 error,
-                float(money.cost(error, state)),
+                float(cubeful.cost(error, state)),
                 skill_mark(error),
                 close,
                 position,
@@ -623,7 +625,7 @@ def _cube(judge: Judge, turns: list[Turn], money: _Money, rules: CubeRules) -> d
                     answer,
                     proper,
                     error,
-                    float(money.cost(error, state)),
+                    float(cubeful.cost(error, state)),
                     skill_mark(error),
                     True,
                     _position(turn, cube=True, offered=True),
@@ -681,7 +683,7 @@ def _stats(
 
 
 def _curve(
-    game: GameInfo, after_turn: dict[int, tuple[float, str]], money: _Money, record: MatchRecord
+    game: GameInfo, after_turn: dict[int, tuple[float, str]], cubeful: _Cubeful, record: MatchRecord
 ) -> list[tuple[float, str]]:
     """Player 0's equity (points, or match winning chance) before the game and after each move,
     each with a label saying which move it was."""
@@ -692,7 +694,7 @@ def _curve(
     start = (
         0.0
         if state0.is_money
-        else float(money.met.mwc(state0.my_away, state0.opp_away, post_crawford=state0.is_post_crawford))
+        else float(cubeful.met.mwc(state0.my_away, state0.opp_away, post_crawford=state0.is_post_crawford))
     )
     points = [(start, f"game {game.number} starts")]
     points.extend(after_turn[id(t)] for t in game.turns if id(t) in after_turn)

@@ -139,7 +139,8 @@ def gnubg_0ply(gnubg):
     for command in ("set threads 1", "set output digits 5", "set output mwc off"):
         oracle.command_output(command)
     oracle.command_output("set evaluation cubedecision evaluation plies 0")
-    return GnubgEvaluator(0)
+    yield GnubgEvaluator(0)
+    oracle.command_output("new session")  # leave gnubg in a money session, as other tests find it
 
 
 # (cube, gnubg owner: -1 centred, player on roll fMove, match length, score, crawford, Jacoby)

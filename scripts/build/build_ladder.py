@@ -1,7 +1,8 @@
 """Export every level of the strength ladder from one checkpoint, grade each, print the table.
 
     python scripts/build/build_ladder.py                      # checkpoints/best.pt -> checkpoints/opponents/
-    python scripts/build/build_ladder.py --checkpoint runs/x/latest.pt --out /tmp/ladder --games 20 --decisions 50
+    python scripts/build/build_ladder.py --checkpoint runs/x/latest.pt --out /tmp/ladder \
+        --games 20 --decisions 50
 
 Each level goes to ``<out>/<level>/`` (``bgai.json`` + ``model.safetensors``, named
 ``bgai-<level>-v<version>``) with its grade stored in ``bgai.json`` (``bgai grade --write``).
@@ -74,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     args = parser.parse_args(argv)
-    command = shlex.join(["python", "scripts/build/build_ladder.py", *(sys.argv[1:] if argv is None else argv)])
+    given = sys.argv[1:] if argv is None else argv
+    command = shlex.join(["python", "scripts/build/build_ladder.py", *given])
 
     torch.set_num_threads(args.threads)
     out = Path(args.out)

@@ -126,7 +126,8 @@ def report(args: argparse.Namespace, record: dict, agreements: dict[str, Agreeme
         f"# `{args.out.name}` — the pruning net of `best`",
         "",
         f"A `ValueNet(\"tesauro198\", hidden=({args.hidden},))` distilled from `best` (see",
-        "`scripts/build/train_pruner.py`, `bgai/train/distill.py`). `best` at 1 ply and deeper uses it to pick",
+        "`scripts/build/train_pruner.py`, `bgai/train/distill.py`). `best` at 1 ply and deeper uses it "
+        "to pick",
         "the replies at the search's inner nodes (`best:noprune` does not); only the chosen reply is",
         "valued by `best`.",
         "",

@@ -23,9 +23,11 @@ errors of positions in one batch together and makes their mean error stray beyon
 Printed per row: the share of positions within 2 SE of the exact value (SE as the rollout
 reports it; quasi-random dice make that SE a slight overestimate), the mean error and its
 standard error (the root of the summed squared SEs over the count), the mean |z| and RMS z (~0.8
-and 1 expected from a normal error), the RMS SE, and the SD of one trial (SE × √trials). The
-last line: by what factor variance reduction cuts the SE at equal trials, and how many trials
-without it match one with it.
+and 1 expected from a normal error), the RMS SE, and the SD of one trial (SE × √trials). Then:
+how the net's rollouts with and without variance reduction agree with each other (both
+estimate the game as the net plays it, on other dice); how often the net alone misplays these
+bear-offs by the table (which is what its rollouts then measure); and by what factor variance
+reduction cuts the SE at equal trials, how many trials without it match one with it.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from bgai.bearoff import BearoffEvaluator  # noqa: E402
 from bgai.bots import evaluator_of  # noqa: E402
 from bgai.model.probs import cubeless_equity  # noqa: E402
 from bgai.rollout import RolloutSettings, rollout_positions  # noqa: E402
+from bgai.search.evaluator import afterstate_values  # noqa: E402
+from bgai.search.ply import ROLL_WEIGHTS, roll_moves  # noqa: E402
 from bgai.specs import load_player  # noqa: E402
 
 FIELDS = ("trials", "equity", "equity_se")
@@ -58,6 +62,20 @@ def uncertain_bearoffs(n: int, seed: int, exact: BearoffEvaluator) -> torch.Tens
     if len(keep) < n:
         raise RuntimeError(f"only {len(keep)} bear-offs with a win chance of 5-95 %")
     return pool[keep]
+
+
+def net_misplays(net, exact: BearoffEvaluator, boards: torch.Tensor) -> tuple[float, float]:
+    """(mean equity lost per decision, share of wrong decisions) of ``net``'s 0-ply move choice
+    over every roll of ``boards``, judged by the exact table."""
+    ours, _ = roll_moves(net, boards, 0)
+    perfect, _ = roll_moves(exact, boards, 0)
+    value = [
+        cubeless_equity(afterstate_values(exact, m.reshape(-1, 2, 25))).view(len(boards), 21)
+        for m in (ours, perfect)
+    ]
+    loss = (value[1] - value[0]).double()
+    weights = ROLL_WEIGHTS.double()
+    return float((loss * weights).sum(1).mean()), float(((loss > 1e-6).double() * weights).sum(1).mean())
 
 
 def summary(name: str, result, truth: np.ndarray, clock: Clock) -> dict:
@@ -113,12 +131,14 @@ def main() -> None:
     )
     print("| CPU s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    rows = []
-    for name, evaluator, vr, trials in [
-        ("perfect (the databases), no VR", exact, False, args.trials),
-        ("best:nodb, no VR", net, False, args.trials),
-        ("best:nodb, VR", net, True, args.vr_trials),
-    ]:
+    rows, results = [], []
+    for row, (name, evaluator, vr, trials) in enumerate(
+        [
+            ("perfect (the databases), no VR", exact, False, args.trials),
+            ("best:nodb, no VR", net, False, args.trials),
+            ("best:nodb, VR", net, True, args.vr_trials),
+        ]
+    ):
         settings = RolloutSettings(
             trials=trials,
             bearoff=False,
@@ -128,13 +148,27 @@ def main() -> None:
         with Clock() as clock:  # one call per position: its own dice (one batch shares them)
             parts = [
                 rollout_positions(
-                    evaluator, boards[i : i + 1], dataclasses.replace(settings, seed=args.seed + i)
+                    evaluator,
+                    boards[i : i + 1],
+                    dataclasses.replace(settings, seed=args.seed + 100_000 * row + i),
                 )
                 for i in range(len(boards))
             ]
         result = SimpleNamespace(**{k: np.concatenate([getattr(r, k) for r in parts]) for k in FIELDS})
         rows.append(summary(name, result, truth, clock))
+        results.append(result)
     plain, vr = rows[1], rows[2]
+    a, b = results[1], results[2]
+    z = (b.equity - a.equity) / np.sqrt(a.equity_se**2 + b.equity_se**2)
+    print(
+        f"\nbest:nodb with VR against best:nodb without (both estimate the net's own game, other dice): "
+        f"{100 * np.mean(np.abs(z) <= 2):.1f} % within 2 combined SE, RMS z {np.sqrt(np.mean(z**2)):.2f}"
+    )
+    lost, share = net_misplays(net, exact, boards)
+    print(
+        f"best:nodb's own bear-off play, judged by the table: it errs on {100 * share:.1f} % of (position, "
+        f"roll) pairs, {lost:.4f} equity per decision on average"
+    )
     factor = plain["sd_trial"] / vr["sd_trial"]
     print(
         f"\nVariance reduction (best:nodb): SE at equal trials {factor:.1f}× smaller; one trial with it is "

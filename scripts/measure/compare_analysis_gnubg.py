@@ -221,9 +221,9 @@ def bgai_analysis(path: Path, spec: str, plies: int) -> dict:
     return {"decisions": decisions, "stats": stats, "seconds": a.seconds}
 
 
-def blunders(gnubg_decisions: list[dict], ours: list[dict]) -> tuple[int, int, int]:
-    """(marked very bad by both, by gnubg only, by bgai only), decisions matched by game, kind,
-    player and order."""
+def blunders(gnubg_decisions: list[dict], ours: list[dict]) -> tuple[int, int, int, list[tuple]]:
+    """(marked very bad by both, by gnubg only, by bgai only, the disagreements as (key, gnubg's
+    error, bgai's error)), decisions matched by game, kind, player and order."""
 
     def keyed(decisions):
         seen: dict[tuple, int] = {}
@@ -231,12 +231,20 @@ def blunders(gnubg_decisions: list[dict], ours: list[dict]) -> tuple[int, int, i
         for d in decisions:
             base = (d["game"], d["kind"], d["player"])
             seen[base] = seen.get(base, 0) + 1
-            out[(*base, d.get("order", seen[base]))] = d["mark"] == "very bad"
+            out[(*base, d.get("order", seen[base]))] = d["error"]
         return out
 
     g, b = keyed(gnubg_decisions), keyed(ours)
-    both = sum(1 for k in g if g[k] and b.get(k))
-    return both, sum(1 for k in g if g[k] and not b.get(k)), sum(1 for k in b if b[k] and not g.get(k))
+
+    def bad(error) -> bool:
+        return error is not None and _mark(error) == "very bad"
+
+    both = sum(1 for k in g if bad(g[k]) and bad(b.get(k)))
+    differ = [
+        (k, g.get(k, 0.0), b.get(k, 0.0)) for k in sorted(set(g) | set(b)) if bad(g.get(k)) != bad(b.get(k))
+    ]
+    g_only = sum(1 for _, x, _ in differ if bad(x))
+    return both, g_only, len(differ) - g_only, differ
 
 
 def main() -> None:
@@ -247,6 +255,11 @@ def main() -> None:
     parser.add_argument("--plies", type=int, default=2)
     parser.add_argument("--players", default="gnubg,best", help="bgai judges, comma-separated specs")
     parser.add_argument("--cache", type=Path, help="JSON file caching gnubg's analyses")
+    parser.add_argument(
+        "--bgai-cache",
+        type=Path,
+        help="JSON file caching bgai's (for rerunning the figures; not for a changed bgai)",
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write every figure to this JSON file")
     args = parser.parse_args()
@@ -267,18 +280,27 @@ def main() -> None:
         f"gnubg took {g_seconds:.0f} s "
         f"({g_seconds / len(paths):.1f} s a file, when it ran)"
     )
+    ours = json.loads(args.bgai_cache.read_text()) if args.bgai_cache and args.bgai_cache.is_file() else {}
     for spec in specs:
         rows = []
         for path in paths:
-            print(f"bgai ({spec}@{args.plies}ply) analyses {path} ...", file=sys.stderr, flush=True)
-            rows.append(bgai_analysis(path, spec, args.plies))
+            key = f"{hashlib.sha1(path.read_bytes()).hexdigest()[:16]}-{spec}@{args.plies}ply"
+            if key not in ours:
+                print(f"bgai ({spec}@{args.plies}ply) analyses {path} ...", file=sys.stderr, flush=True)
+                ours[key] = bgai_analysis(path, spec, args.plies)
+                if args.bgai_cache:
+                    args.bgai_cache.write_text(json.dumps(ours, separators=(",", ":")) + "\n")
+            rows.append(ours[key])
         rates = np.array([r["stats"]["overall_rate"] for r in rows]).ravel()
         checker = np.array([r["stats"]["chequerplay_rate"] for r in rows]).ravel()
         luck = np.array([r["stats"]["luck_rate"] for r in rows]).ravel()
         relative = np.abs(rates - g_rates) / np.maximum(g_rates, 1e-9)
-        pairs = zip(paths, rows, strict=True)
-        counts = np.array([blunders(reference[str(p)]["decisions"], r["decisions"]) for p, r in pairs])
-        both, g_only, b_only = counts.sum(0)
+        found = [
+            blunders(reference[str(p)]["decisions"], r["decisions"]) for p, r in zip(paths, rows, strict=True)
+        ]
+        both, g_only, b_only = (sum(f[k] for f in found) for k in range(3))
+        differ = [(p.name, *d) for p, f in zip(paths, found, strict=True) for d in f[3]]
+        decisions = sum(len(r["decisions"]) for r in rows)
         seconds = [r["seconds"] for r in rows]
         # a judge favours the moves its own net chose: the players it did not play for
         names = [name for r in rows for name in r["stats"]["players"]]
@@ -289,7 +311,9 @@ def main() -> None:
             "error_rate_mean_relative_diff": float(np.mean(relative)),
             "error_rate_correlation": float(np.corrcoef(rates, g_rates)[0, 1]),
             "checker_rate_correlation": float(np.corrcoef(checker, g_checker)[0, 1]),
-            "error_rate_correlation_others": float(np.corrcoef(rates[others], g_rates[others])[0, 1]),
+            "error_rate_correlation_others": (
+                float(np.corrcoef(rates[others], g_rates[others])[0, 1]) if others.sum() >= 3 else math.nan
+            ),
             "others": int(others.sum()),
             "mean_error_rate": float(rates.mean()),
             "gnubg_mean_error_rate": float(g_rates.mean()),
@@ -298,11 +322,15 @@ def main() -> None:
             "blunders_gnubg_only": int(g_only),
             "blunders_bgai_only": int(b_only),
             "blunder_agreement": float(both / max(1, both + g_only + b_only)),
+            "decisions": int(decisions),
+            "blunder_disagreements": [
+                {"file": f, "decision": list(k), "gnubg": x, "bgai": y} for f, k, x, y in differ
+            ],
             "seconds_per_file": float(np.mean(seconds)),
             "per_player": [
                 {
                     "file": str(p),
-                    "player": k,
+                    "player": names[2 * i + k],
                     "gnubg": float(g_rates[2 * i + k]),
                     "bgai": float(rates[2 * i + k]),
                 }
@@ -321,15 +349,26 @@ def main() -> None:
             f"{len(rates)} player-matches; mean |difference| {figure['error_rate_mean_abs_diff']:.2f} "
             f"({100 * figure['error_rate_mean_relative_diff']:.1f} %)"
         )
+        others_line = ""
+        if math.isfinite(figure["error_rate_correlation_others"]):
+            others_line = (
+                f"; overall, the {figure['others']} players other than {spec}'s own: "
+                f"{figure['error_rate_correlation_others']:.3f}"
+            )
         print(
             f"  correlation with gnubg: overall {figure['error_rate_correlation']:.3f}, "
-            f"checker play {figure['checker_rate_correlation']:.3f}; overall, the {figure['others']} "
-            f"players other than {spec}'s own: {figure['error_rate_correlation_others']:.3f}"
+            f"checker play {figure['checker_rate_correlation']:.3f}{others_line}"
         )
         print(
             f"  very bad marks: both {both}, gnubg only {g_only}, bgai only {b_only}: "
             f"agreement {100 * figure['blunder_agreement']:.0f} %"
         )
+        print(
+            f"  of all {decisions} decisions, marked very bad or not alike: "
+            f"{100 * (1 - len(differ) / decisions):.2f} %"
+        )
+        for name, key, x, y in differ:
+            print(f"    {name} game {key[0]} {key[1]} {key[2]} #{key[3]}: gnubg -{x:.3f}, bgai -{y:.3f}")
         print(f"  luck rate mean |difference| {figure['luck_rate_mean_abs_diff']:.2f} mEMG")
         print(f"  {figure['seconds_per_file']:.1f} s a file")
         print(f"  {'file':<28} {'player':<20}  gnubg   bgai")

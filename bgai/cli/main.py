@@ -35,6 +35,7 @@ COMMANDS = [
     "cube",
     "rollout",
     "data",
+    "fit",
     "moves",
     "show",
     "play",

@@ -58,9 +58,7 @@ def _shots_by_loops(board: torch.Tensor) -> tuple[float, float]:
     for a, b in ROLLS:
         ways = 1 if a == b else 2
         spans = {a, 2 * a, 3 * a, 4 * a} if a == b else {a, b, a + b}
-        hit = [
-            i for i in range(24) if me[i] == 1 and any(opp[j] and i + j - 23 in spans for j in range(25))
-        ]
+        hit = [i for i in range(24) if me[i] == 1 and any(opp[j] and i + j - 23 in spans for j in range(25))]
         loss += ways * max((24 - i for i in hit), default=0) / 24
         double += ways * (len(hit) >= 2)
     return loss / 36, double / 36

@@ -48,8 +48,10 @@ def test_invert_swaps_the_players_and_twice_is_identity():
     torch.testing.assert_close(cubeless_equity(q), -cubeless_equity(p))
 
 
-@pytest.mark.parametrize("encoding,hidden,checkers", [("tesauro198", (40, 20), 15), ("rich", (30,), 15),
-                                                      ("rich_plus", (24,), 15), ("tesauro198", (16,), 3)])
+@pytest.mark.parametrize(
+    "encoding,hidden,checkers",
+    [("tesauro198", (40, 20), 15), ("rich", (30,), 15), ("rich_plus", (24,), 15), ("tesauro198", (16,), 3)],
+)
 def test_table_first_layer_equals_encode_then_linear(encoding, hidden, checkers):
     torch.manual_seed(1)
     net = ValueNet(encoding, hidden=hidden, checkers=checkers)

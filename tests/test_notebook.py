@@ -14,8 +14,15 @@ from bgai.train.loop import train
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "bgai_tour.ipynb"
 
-TINY_RUN = {"games": 60, "parallel_games": 16, "hidden": "[8]", "eval_every": 30, "eval_games": 20,
-            "checkpoint_every": 30, "threads": 1}
+TINY_RUN = {
+    "games": 60,
+    "parallel_games": 16,
+    "hidden": "[8]",
+    "eval_every": 30,
+    "eval_games": 20,
+    "checkpoint_every": 30,
+    "threads": 1,
+}
 
 
 def outputs_of(notebook) -> list[dict]:
@@ -35,8 +42,9 @@ def test_the_tour_plots_the_learning_curve_ranks_positions_and_shows_the_ladder(
         f"OPPONENTS_DIR = {str(opponents)!r}\n"
     )
 
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
 
     outputs = outputs_of(notebook)
     assert not [o for o in outputs if o.output_type == "error"]
@@ -56,8 +64,9 @@ def test_the_tour_says_when_there_is_nothing_to_show(tmp_path):
         f"RUN_DIR = {str(missing)!r}\nCHECKPOINT = {str(missing / 'x.pt')!r}\n"
         f"OPPONENTS_DIR = {str(missing)!r}\n"
     )
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     text = "".join(o.get("text", "") for o in outputs_of(notebook))
     assert "No learning curve" in text
     assert "No network to evaluate with" in text

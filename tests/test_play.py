@@ -357,10 +357,21 @@ def test_bgai_play_through_a_pipe_plays_the_match_and_saves_it(scripted_match, t
 
 def test_the_end_of_input_quits_and_saves_what_was_played(tmp_path):
     saved = tmp_path / "money.mat"
-    command = [sys.executable, "-m", "bgai", "play", "--opponent", "random", "--seed", "3",
-               "--save", str(saved)]
-    done = subprocess.run(command, input="hint\nboard\n", capture_output=True, text=True, timeout=120,
-                          cwd=tmp_path)
+    command = [
+        sys.executable,
+        "-m",
+        "bgai",
+        "play",
+        "--opponent",
+        "random",
+        "--seed",
+        "3",
+        "--save",
+        str(saved),
+    ]
+    done = subprocess.run(
+        command, input="hint\nboard\n", capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert "(end of input: stopping)" in done.stdout and f"Saved to {saved}" in done.stdout
     played = load_mat(saved)

@@ -18,8 +18,17 @@ from bgai.train.loop import train
 from bgai.train.td import lambda_returns
 from tests.positions import random_boards
 
-TINY = {"games": 120, "parallel_games": 16, "hidden": "[8]", "eval_every": 0, "checkpoint_every": 60,
-        "lr": 0.01, "lr_final": 0.01, "batch_positions": 32, "threads": 1}
+TINY = {
+    "games": 120,
+    "parallel_games": 16,
+    "hidden": "[8]",
+    "eval_every": 0,
+    "checkpoint_every": 60,
+    "lr": 0.01,
+    "lr_final": 0.01,
+    "batch_positions": 32,
+    "threads": 1,
+}
 
 
 def hand_returns(values: torch.Tensor, length: int, lam: float) -> list[torch.Tensor]:
@@ -57,8 +66,9 @@ def test_td_update_equals_a_hand_computed_gradient_step(tmp_path):
     """One minibatch SGD step on squared error toward lambda-returns, recomputed by hand."""
     from bgai.train.loop import Progress, make_net, td_update
 
-    cfg = load_config(None, {"optimizer": "sgd", "lr": 0.5, "lr_final": 0.5, "hidden": "[4]",
-                             "batch_positions": 3})
+    cfg = load_config(
+        None, {"optimizer": "sgd", "lr": 0.5, "lr_final": 0.5, "hidden": "[4]", "batch_positions": 3}
+    )
     torch.manual_seed(0)
     net = make_net(cfg)
     before = {k: v.clone() for k, v in net.state_dict().items()}
@@ -102,10 +112,19 @@ def test_same_seed_same_run_other_seed_other_run(tmp_path):
 
 def test_a_run_can_start_from_a_smaller_trained_net(tmp_path):
     """``init``: the bigger net starts out playing exactly as the checkpoint did, then trains."""
-    small = train(None, {**TINY, "games": 40, "runs_dir": str(tmp_path), "name": "small", "encoding": "rich"},
-                  log=lambda *a: None)
-    start = {**TINY, "runs_dir": str(tmp_path), "name": "big", "encoding": "rich_plus", "hidden": "[12]",
-             "init": str(small / "latest.pt")}
+    small = train(
+        None,
+        {**TINY, "games": 40, "runs_dir": str(tmp_path), "name": "small", "encoding": "rich"},
+        log=lambda *a: None,
+    )
+    start = {
+        **TINY,
+        "runs_dir": str(tmp_path),
+        "name": "big",
+        "encoding": "rich_plus",
+        "hidden": "[12]",
+        "init": str(small / "latest.pt"),
+    }
     at_zero = train(None, {**start, "games": 1, "batch_positions": 10**6}, log=lambda *a: None)  # no step
     boards = random_boards(2, 100, opponent_bar=True).to(torch.int8)
     with torch.no_grad():
@@ -118,8 +137,9 @@ def test_a_run_can_start_from_a_smaller_trained_net(tmp_path):
 
 
 def test_bgai_train_end_to_end(tmp_path, capsys):
-    overrides = [f"{k}={v}" for k, v in {**TINY, "runs_dir": tmp_path, "eval_every": 60,
-                                          "eval_games": 20}.items()]
+    overrides = [
+        f"{k}={v}" for k, v in {**TINY, "runs_dir": tmp_path, "eval_every": 60, "eval_games": 20}.items()
+    ]
     assert main(["train", "configs/quick.toml", *overrides]) == 0
     out = capsys.readouterr().out
     run = next(tmp_path.iterdir())
@@ -166,8 +186,19 @@ def test_two_processes_train_in_step(tmp_path, average_every):
     """torchrun-style launch, gloo on the CPU: both processes end with identical weights, whether
     gradients are all-reduced every step or each process steps alone and the weights are averaged."""
     overrides = {**TINY, "games": 60, "average_every": average_every}
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-           "-m", "bgai", "train", *[f"{k}={v}" for k, v in overrides.items()], f"runs_dir={tmp_path}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node",
+        "2",
+        "-m",
+        "bgai",
+        "train",
+        *[f"{k}={v}" for k, v in overrides.items()],
+        f"runs_dir={tmp_path}",
+    ]
     env = {**os.environ, "BGAI_BACKEND": "gloo", "OMP_NUM_THREADS": "1"}
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -102,4 +102,3 @@ def match_duel(
         matches_per_sec=out.per_second(matches),
         logs=out.in_order() if record else None,
     )
-

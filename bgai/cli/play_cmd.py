@@ -26,22 +26,40 @@ def register(subparsers) -> None:
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--level", help="an exported opponent by level (beginner ... world class)")
     who.add_argument(
-        "--opponent", metavar="DIR|SPEC", help=f"an exported opponent's folder, or a player: {SPEC_HELP} "
-        "(default best)",
+        "--opponent",
+        metavar="DIR|SPEC",
+        help=f"an exported opponent's folder, or a player: {SPEC_HELP} (default best)",
     )
-    parser.add_argument("--match", type=int, default=0, metavar="N", help="play a match to N points "
-                        "(default 0: a money session, until you quit)")
-    parser.add_argument("--cube", action=argparse.BooleanOptionalAction, default=True,
-                        help="play with the doubling cube (default: yes)")
+    parser.add_argument(
+        "--match",
+        type=int,
+        default=0,
+        metavar="N",
+        help="play a match to N points (default 0: a money session, until you quit)",
+    )
+    parser.add_argument(
+        "--cube",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="play with the doubling cube (default: yes)",
+    )
     parser.add_argument("--variant", choices=("standard", "nackgammon", "hypergammon"), default="standard")
     parser.add_argument("--seed", type=int, help="seed of the dice, to replay a session (default: random)")
-    parser.add_argument("--save", metavar="FILE.mat", help="where to save the session "
-                        "(default: bgai-<date>-<time>.mat in the current folder)")
+    parser.add_argument(
+        "--save",
+        metavar="FILE.mat",
+        help="where to save the session (default: bgai-<date>-<time>.mat in the current folder)",
+    )
     parser.add_argument("--name", default="you", help="your name in the saved file (default: you)")
-    parser.add_argument("--jacoby", action="store_true", help="money play: gammons count only once the "
-                        "cube has been turned")
-    parser.add_argument("--beavers", action=argparse.BooleanOptionalAction, default=True,
-                        help="money play: allow beavers (default: yes)")
+    parser.add_argument(
+        "--jacoby", action="store_true", help="money play: gammons count only once the cube has been turned"
+    )
+    parser.add_argument(
+        "--beavers",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="money play: allow beavers (default: yes)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -54,8 +72,16 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--match must be 0 (money) or a number of points, got {args.match}")
     save = output_file(args.save or time.strftime("bgai-%Y%m%d-%H%M%S.mat"))  # before playing
     bot = load_bot(args.opponent, level=args.level)
-    session = MatchSession(bot, match_length=args.match, cube=args.cube, variant=args.variant, seed=args.seed,
-                           name=args.name, jacoby=args.jacoby, beavers=args.beavers)
+    session = MatchSession(
+        bot,
+        match_length=args.match,
+        cube=args.cube,
+        variant=args.variant,
+        seed=args.seed,
+        name=args.name,
+        jacoby=args.jacoby,
+        beavers=args.beavers,
+    )
     session.record.date = time.strftime("%Y.%m.%d")
     session.record.transcriber = "bgai play"
     what = f"a {args.match}-point match" if args.match else "a money session"

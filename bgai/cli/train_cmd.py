@@ -20,13 +20,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "TensorBoard logs and checkpoints go there; at the end it prints the commands that bench, play "
         "and export the network. Ctrl-C or SIGTERM saves, and --resume continues.",
     )
-    parser.add_argument("config", nargs="?", help="TOML config file (e.g. configs/quick.toml); "
-                        "without one the built-in defaults are used")
+    parser.add_argument(
+        "config",
+        nargs="?",
+        help="TOML config file (e.g. configs/quick.toml); without one the built-in defaults are used",
+    )
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
     parser.add_argument("--resume", metavar="RUN", help="continue the run in this folder exactly")
     parser.add_argument("--device", help="cpu or cuda (overrides the config)")
-    parser.add_argument("--processes", type=int, default=1, metavar="N", help="data-parallel processes on "
-                        "this machine (default 1; as torchrun --standalone --nproc_per_node N)")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="data-parallel processes on "
+        "this machine (default 1; as torchrun --standalone --nproc_per_node N)",
+    )
     parser.add_argument("--help-config", action="store_true", help="list every config key and exit")
     parser.set_defaults(run=run)
 
@@ -62,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _launch(processes: int, config: str | None, overrides: list[str], resume: str | None,
-            device: str | None) -> int:
+def _launch(
+    processes: int, config: str | None, overrides: list[str], resume: str | None, device: str | None
+) -> int:
     """Run ``bgai train`` in ``processes`` processes with torchrun's launcher; each process prints
     its own errors and its stop message, so a failure or a signal here is one exit code."""
     import logging
@@ -81,14 +91,19 @@ def _launch(processes: int, config: str | None, overrides: list[str], resume: st
         load_config(config, parse_overrides(overrides))
     elif not (Path(resume) / "config.toml").is_file():
         raise ValueError(f"cannot resume {resume}: no config.toml there")
-    worker = [*([config] if config else []), *overrides, *(["--resume", resume] if resume else []),
-              *(["--device", device] if device else [])]
+    worker = [
+        *([config] if config else []),
+        *overrides,
+        *(["--resume", resume] if resume else []),
+        *(["--device", device] if device else []),
+    ]
     for name in list(logging.Logger.manager.loggerDict):  # its warnings say what the processes say
         if name.startswith("torch.distributed.elastic"):
             logging.getLogger(name).setLevel(logging.ERROR)
     try:
-        torchrun(parse_args(["--standalone", f"--nproc-per-node={processes}", "-m", "bgai", "train",
-                             *worker]))
+        torchrun(
+            parse_args(["--standalone", f"--nproc-per-node={processes}", "-m", "bgai", "train", *worker])
+        )
     except SignalException as stopped:  # the processes saved and said how to resume
         return 128 + int(stopped.sigval)
     except ChildFailedError as failed:  # the process printed why (a one-line error or a traceback)

@@ -353,8 +353,10 @@ def _read_lines(text: str) -> tuple[dict, list[str], int | None, list[_GameText]
             game.names = (_RATING.sub("", score["n0"]), _RATING.sub("", score["n1"]))
             game.score = (_number(score["s0"], number), _number(score["s1"], number))
             if match_length and max(game.score) >= match_length:
-                raise ValueError(f"line {number}: a score of {max(game.score)} before a game of a "
-                                 f"{match_length}-point match, which it would have ended")
+                raise ValueError(
+                    f"line {number}: a score of {max(game.score)} before a game of a "
+                    f"{match_length}-point match, which it would have ended"
+                )
             awaiting_score = False
             continue
         if (header := _MATCH_LINE.match(body)) is not None:
@@ -362,8 +364,10 @@ def _read_lines(text: str) -> tuple[dict, list[str], int | None, list[_GameText]
                 raise ValueError(f"line {number}: a second 'point match' line; one file holds one match")
             match_length = _number(header["length"], number)
             if match_length > MAX_MATCH_LENGTH:
-                raise ValueError(f"line {number}: a {match_length}-point match; matches go up to "
-                                 f"{MAX_MATCH_LENGTH} points (0 is a money session)")
+                raise ValueError(
+                    f"line {number}: a {match_length}-point match; matches go up to "
+                    f"{MAX_MATCH_LENGTH} points (0 is a money session)"
+                )
             continue
         if (start := _GAME_LINE.fullmatch(body)) is not None:
             if match_length is None:
@@ -510,8 +514,10 @@ def _replay(game: _GameText, variant: str, checks: list[_MoveCheck], resignation
             before = cube if cell.kind == "double" else offer.cube
             if cell.value != 2 * before:
                 word = "Doubles" if cell.kind == "double" else "Beavers"
-                raise ValueError(f"line {cell.line}: '{word} => {cell.value}' with the cube at {before}; "
-                                 f"it offers {2 * before}")
+                raise ValueError(
+                    f"line {cell.line}: '{word} => {cell.value}' with the cube at {before}; "
+                    f"it offers {2 * before}"
+                )
         action = Action(cell.player, cell.kind, cube=cell.value or None)
         record.actions.append(action)
         if cell.kind == "drop":
@@ -537,8 +543,10 @@ def _replay(game: _GameText, variant: str, checks: list[_MoveCheck], resignation
         # at most a backgammon at the cube's value
         worth = record.points if over_by is not None else 3 * max(cube, offer.cube if offer else 0)
         if not 1 <= wins.value <= worth:
-            raise ValueError(f"line {wins.line}: 'Wins {wins.value} points', but the game was worth "
-                             f"{'at most ' if over_by is None else ''}{worth}")
+            raise ValueError(
+                f"line {wins.line}: 'Wins {wins.value} points', but the game was worth "
+                f"{'at most ' if over_by is None else ''}{worth}"
+            )
         record.winner, record.points = wins.player, wins.value
     return record
 

@@ -71,7 +71,7 @@ def first_layer(
         constant = bias
         if encoding.constants:
             constants = torch.tensor(encoding.constants, dtype=weight.dtype, device=weight.device)
-            constant = constant + weight[:, POINT_UNITS + n_features:] @ constants
+            constant = constant + weight[:, POINT_UNITS + n_features :] @ constants
         table = lookup_table(weight[:, :POINT_UNITS], constant, checkers)
         if not torch.is_grad_enabled():
             linear._bgai_table = (checkers, weight.detach().clone(), bias.detach().clone(), table)
@@ -80,7 +80,7 @@ def first_layer(
     out = F.embedding_bag(slot_indices(boards), table, mode="sum")
     if encoding.features is not None:
         features = encoding.features(boards)
-        out = torch.addmm(out, features, weight[:, POINT_UNITS:POINT_UNITS + features.shape[1]].T)
+        out = torch.addmm(out, features, weight[:, POINT_UNITS : POINT_UNITS + features.shape[1]].T)
     return out
 
 

@@ -239,8 +239,10 @@ def opponent_player(folder: str | Path, plies: int | None = None, name: str | No
     named after the export (with ``@<n>ply`` when the plies are replaced) unless ``name``."""
     o = Opponent.load(folder)
     if plies is None:
-        return o.player if name is None else OpponentPlayer(
-            o.evaluator, o.plies, o.move_filter, o.noise, o.noise_seed, name
+        return (
+            o.player
+            if name is None
+            else OpponentPlayer(o.evaluator, o.plies, o.move_filter, o.noise, o.noise_seed, name)
         )
     name = name or f"{o.name}@{plies}ply"
     return OpponentPlayer(o.evaluator, plies, o.move_filter, o.noise, o.noise_seed, name)

@@ -135,8 +135,9 @@ class MatchSession:
         self.beavers = bool(beavers) and self.match_length == 0 and self.cube_in_play
         self.seed = secrets.randbits(31) if seed is None else int(seed)
         self._dice_source = torch.Generator().manual_seed(self.seed)
-        self.record = MatchRecord(self.match_length, self.names, variant=variant,
-                                  cube_limit=None if self.cube_in_play else 1)
+        self.record = MatchRecord(
+            self.match_length, self.names, variant=variant, cube_limit=None if self.cube_in_play else 1
+        )
         self._score = [int(score[0]), int(score[1])]
         self._crawford_reached = bool(post_crawford)
         self._game: GameRecord | None = None
@@ -328,8 +329,9 @@ class MatchSession:
         if awaiting == MOVE:
             notation = {pid: move for move, pid in self.legal_moves()}
             ranked = rank_moves(evaluator, self._board, self._dice, self.bot.plies, self.bot.move_filter)
-            moves = [(notation[encode_position_id(swap_sides(m.board))], m.equity, m.probs)
-                     for m in ranked[:n]]
+            moves = [
+                (notation[encode_position_id(swap_sides(m.board))], m.equity, m.probs) for m in ranked[:n]
+            ]
             return Hint(moves, plies=ranked[0].ply)
         if awaiting not in (ROLL, ANSWER):
             raise ValueError("a hint is for your move, your cube decision or your answer to a double")
@@ -344,8 +346,14 @@ class MatchSession:
 
     def _expect(self, state: str, action: str) -> None:
         if self.awaiting != state:
-            now = {ROLL: "roll or double", MOVE: "move", ANSWER: "take or pass", NEXT: "start the next game",
-                   OVER: "nothing: the match is over", None: "wait for the bot"}[self.awaiting]
+            now = {
+                ROLL: "roll or double",
+                MOVE: "move",
+                ANSWER: "take or pass",
+                NEXT: "start the next game",
+                OVER: "nothing: the match is over",
+                None: "wait for the bot",
+            }[self.awaiting]
             raise ValueError(f"cannot {action} now: it is time to {now}")
 
     def _event(self, kind: str, player: int, **fields) -> Event:

@@ -207,13 +207,17 @@ class _Terminal:
             for k, (move, equity, probs) in enumerate(hint.moves, 1):
                 diff = "" if k == 1 else f" ({equity - best:+.3f})"
                 win, wg, wbg, lg, lbg = probs
-                self.say(f"{k:>4}. {move:<{width}}  Eq.: {equity:+.3f}{diff:<9}  "
-                         f"{win:.3f} {wg:.3f} {wbg:.3f} - {1 - win:.3f} {lg:.3f} {lbg:.3f}")
+                self.say(
+                    f"{k:>4}. {move:<{width}}  Eq.: {equity:+.3f}{diff:<9}  "
+                    f"{win:.3f} {wg:.3f} {wbg:.3f} - {1 - win:.3f} {lg:.3f} {lbg:.3f}"
+                )
             return
         if hint.probs is not None:
             win, wg, wbg, lg, lbg = hint.probs
-            self.say(f"Your chances: win {win:.3f} (gammon {wg:.3f}, backgammon {wbg:.3f}), "
-                     f"lose {1 - win:.3f} (gammon {lg:.3f}, backgammon {lbg:.3f}).")
+            self.say(
+                f"Your chances: win {win:.3f} (gammon {wg:.3f}, backgammon {wbg:.3f}), "
+                f"lose {1 - win:.3f} (gammon {lg:.3f}, backgammon {lbg:.3f})."
+            )
         if hint.answer is not None:
             self.say(f"{self.bot}'s double: {hint.cube}. Your proper answer: {hint.answer}.")
         elif hint.cube is not None:

@@ -130,29 +130,43 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     from bgai.model.encoding import ENCODINGS
 
     checks = [
-        (_NAME.fullmatch(cfg.name) is not None, "name must be a folder name: up to 100 letters, digits, '.', "
-         f"'_' and '-', starting with a letter or digit, got {quote(cfg.name)}"),
+        (
+            _NAME.fullmatch(cfg.name) is not None,
+            "name must be a folder name: up to 100 letters, digits, '.', "
+            f"'_' and '-', starting with a letter or digit, got {quote(cfg.name)}",
+        ),
         (cfg.games > 0, "games must be positive"),
-        (0 < cfg.parallel_games <= MAX_PARALLEL_GAMES, f"parallel_games must lie in 1..{MAX_PARALLEL_GAMES} "
-         f"(each running game keeps its history), got {cfg.parallel_games}"),
+        (
+            0 < cfg.parallel_games <= MAX_PARALLEL_GAMES,
+            f"parallel_games must lie in 1..{MAX_PARALLEL_GAMES} "
+            f"(each running game keeps its history), got {cfg.parallel_games}",
+        ),
         (0.0 <= cfg.lam <= 1.0, "lam must lie in [0, 1]"),
         (0.0 <= cfg.exploration <= 1.0, "exploration must lie in [0, 1]"),
         (0.0 <= cfg.backgame_starts <= 1.0, "backgame_starts must lie in [0, 1]"),
         (cfg.lr > 0 and cfg.lr_final > 0, "lr and lr_final must be positive"),
         (cfg.optimizer in ("adam", "sgd"), f"optimizer must be adam or sgd, got {quote(cfg.optimizer)}"),
-        (cfg.encoding in ENCODINGS,
-         f"encoding must be one of {', '.join(ENCODINGS)}, got {quote(cfg.encoding)}"),
+        (
+            cfg.encoding in ENCODINGS,
+            f"encoding must be one of {', '.join(ENCODINGS)}, got {quote(cfg.encoding)}",
+        ),
         (cfg.variant in VARIANTS, f"variant must be one of {', '.join(VARIANTS)}, got {quote(cfg.variant)}"),
-        (cfg.device in ("cpu", "cuda") or cfg.device.startswith("cuda:"),
-         f"unknown device {quote(cfg.device)}"),
+        (
+            cfg.device in ("cpu", "cuda") or cfg.device.startswith("cuda:"),
+            f"unknown device {quote(cfg.device)}",
+        ),
         (all(0 < h <= MAX_HIDDEN for h in cfg.hidden), f"hidden sizes must lie in 1..{MAX_HIDDEN}"),
         (cfg.batch_positions > 0, "batch_positions must be positive"),
         (cfg.average_every >= 0, "average_every must be 0 or more"),
         (cfg.eval_every >= 0, "eval_every must be 0 (never) or a number of games"),
-        (cfg.eval_games > 0 and cfg.eval_games % 2 == 0,
-         "eval_games must be positive and even (duplicate dice play games in pairs)"),
-        (cfg.checkpoint_every > 0,
-         f"checkpoint_every must be a positive number of games, got {cfg.checkpoint_every}"),
+        (
+            cfg.eval_games > 0 and cfg.eval_games % 2 == 0,
+            "eval_games must be positive and even (duplicate dice play games in pairs)",
+        ),
+        (
+            cfg.checkpoint_every > 0,
+            f"checkpoint_every must be a positive number of games, got {cfg.checkpoint_every}",
+        ),
         (cfg.threads >= 0, f"threads must be 0 (torch's default) or a number of threads, got {cfg.threads}"),
         (bool(cfg.runs_dir), "runs_dir must name a folder"),
     ]

@@ -107,8 +107,12 @@ class DistillResult:
 
 
 def distill_loss(
-    student: torch.nn.Module, boards: torch.Tensor, target: torch.Tensor, group: torch.Tensor,
-    equity_weight: float = 1.0, rank_weight: float = 1.0,
+    student: torch.nn.Module,
+    boards: torch.Tensor,
+    target: torch.Tensor,
+    group: torch.Tensor,
+    equity_weight: float = 1.0,
+    rank_weight: float = 1.0,
 ) -> torch.Tensor:
     """MSE on the five probabilities + ``equity_weight`` x MSE on the cubeless equity +
     ``rank_weight`` x MSE on the equity minus its group's mean (groups as given, in this batch)."""

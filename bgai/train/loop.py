@@ -110,8 +110,7 @@ def make_net(cfg: TrainConfig) -> ValueNet | SplitNet:
     return build_net(spec)
 
 
-def train(config_path: str | None, overrides: dict[str, Any], resume: str | None = None,
-          log=print) -> Path:
+def train(config_path: str | None, overrides: dict[str, Any], resume: str | None = None, log=print) -> Path:
     """Run (or resume) a training run; returns the run folder. Raises :class:`Stopped` (after
     saving) when SIGINT or SIGTERM stopped it."""
     rank, world = _init_distributed()
@@ -125,8 +124,9 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
                 _unlock(lock)
 
 
-def _train(run_dir: Path, cfg: TrainConfig, resume: str | None, rank: int, world: int, stop: _StopRequest,
-           log) -> Path:
+def _train(
+    run_dir: Path, cfg: TrainConfig, resume: str | None, rank: int, world: int, stop: _StopRequest, log
+) -> Path:
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     device = torch.device(cfg.device)
@@ -140,8 +140,9 @@ def _train(run_dir: Path, cfg: TrainConfig, resume: str | None, rank: int, world
     net = net.to(device)
     optimizer = _make_optimizer(cfg, net)
     generator = torch.Generator().manual_seed(cfg.seed * 1000 + rank)
-    selfplay = SelfPlay(cfg.parallel_games, cfg.variant, cfg.lam, cfg.exploration, generator, device,
-                        cfg.backgame_starts)
+    selfplay = SelfPlay(
+        cfg.parallel_games, cfg.variant, cfg.lam, cfg.exploration, generator, device, cfg.backgame_starts
+    )
     progress = Progress()
     buffer: list[tuple[torch.Tensor, torch.Tensor]] = []
 
@@ -222,8 +223,10 @@ def _train(run_dir: Path, cfg: TrainConfig, resume: str | None, rank: int, world
         if bar is not None:
             bar.close()
         if rank == 0:
-            log(f"\nstopped at {progress.games} of {cfg.games} games: saved {run_dir / 'latest.pt'}; "
-                f"continue with: bgai train --resume {run_dir}")
+            log(
+                f"\nstopped at {progress.games} of {cfg.games} games: saved {run_dir / 'latest.pt'}; "
+                f"continue with: bgai train --resume {run_dir}"
+            )
         raise
     finally:
         if bar is not None:
@@ -231,8 +234,10 @@ def _train(run_dir: Path, cfg: TrainConfig, resume: str | None, rank: int, world
         if writer is not None:
             writer.close()
     if rank == 0:
-        log(f"done: {progress.games} games in {progress.wall_seconds:.0f} s; "
-            f"checkpoint {run_dir / 'latest.pt'}")
+        log(
+            f"done: {progress.games} games in {progress.wall_seconds:.0f} s; "
+            f"checkpoint {run_dir / 'latest.pt'}"
+        )
         log(next_steps(run_dir / "latest.pt"))
     return run_dir
 
@@ -243,14 +248,17 @@ def next_steps(checkpoint: Path) -> str:
         ("its strength against pubeval", f"bgai bench {checkpoint} pubeval --games 2000"),
         ("against the shipped best", f"bgai bench {checkpoint} best --games 2000"),
         ("play it", f"bgai play --opponent {checkpoint}"),
-        ("share it as an opponent",
-         f"bgai export {checkpoint} --level expert -o exports/{checkpoint.parent.name}"),
+        (
+            "share it as an opponent",
+            f"bgai export {checkpoint} --level expert -o exports/{checkpoint.parent.name}",
+        ),
     ]
     width = max(len(why) for why, _ in steps) + 1
     return "\n".join(["next:", *(f"  {why + ':':<{width}}  {command}" for why, command in steps)])
 
 
 # --- one update -------------------------------------------------------------------------------------
+
 
 def td_update(cfg, net, optimizer, boards, targets, progress, world) -> float:
     """One gradient step per ``batch_positions`` rows of (``boards``, ``targets``), in order.
@@ -297,9 +305,17 @@ def _agree(buffer, finished, world, device, stop) -> tuple[int, int, int, int, b
     Updates use as many positions as the process with the fewest has ready, so that every
     step weighs the same work on every process (no process waits on a bigger share).
     """
-    local = torch.tensor([sum(len(b) for b, _ in buffer), finished.games, finished.turns, finished.gammons,
-                          stop.signum is not None],
-                         dtype=torch.float64, device=device)  # nccl reduces device tensors only
+    local = torch.tensor(
+        [
+            sum(len(b) for b, _ in buffer),
+            finished.games,
+            finished.turns,
+            finished.gammons,
+            stop.signum is not None,
+        ],
+        dtype=torch.float64,
+        device=device,
+    )  # nccl reduces device tensors only
     if world == 1:
         return (*(int(v) for v in local[:4]), bool(local[4]))
     every = [torch.zeros_like(local) for _ in range(world)]
@@ -342,6 +358,7 @@ def _make_optimizer(cfg: TrainConfig, net: torch.nn.Module) -> torch.optim.Optim
 
 # --- evaluation and logging -------------------------------------------------------------------------
 
+
 def _evaluate(cfg, net, progress, writer, bar, rank, world, started) -> None:
     """ppg against pubeval at 0-ply, duplicate dice, on rank 0 (the others wait)."""
     if rank == 0:
@@ -350,8 +367,9 @@ def _evaluate(cfg, net, progress, writer, bar, rank, world, started) -> None:
         from bgai.search.evaluator import NetEvaluator
 
         me = SearchPlayer(NetEvaluator(net), plies=0)
-        result = duel(me, PubevalPlayer(), games=cfg.eval_games, seed=cfg.seed + progress.games,
-                      variant=cfg.variant)
+        result = duel(
+            me, PubevalPlayer(), games=cfg.eval_games, seed=cfg.seed + progress.games, variant=cfg.variant
+        )
         wall = time.perf_counter() - started
         progress.curve.append([progress.games, round(wall, 1), result.ppg, result.ci95])
         if writer is not None:
@@ -382,8 +400,10 @@ def _log_scalars(writer, bar, progress, window, optimizer) -> list:
     if bar is not None and not bar.disable:
         bar.set_description(f"{rate:.0f} games/s")
     elif int(now) // 60 != int(t0) // 60:  # no terminal (a log file): one line a minute
-        print(f"games {progress.games}: {rate:.0f} games/s, td_error {td_sum / max(positions, 1):.4f}",
-              flush=True)
+        print(
+            f"games {progress.games}: {rate:.0f} games/s, td_error {td_sum / max(positions, 1):.4f}",
+            flush=True,
+        )
     return [now, progress.games, 0, 0, 0.0, 0]
 
 
@@ -404,6 +424,7 @@ def _progress_bar(cfg: TrainConfig, progress: Progress, rank: int):
 
 
 # --- run folders, checkpoints, distributed ----------------------------------------------------------
+
 
 def _init_distributed() -> tuple[int, int]:
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -480,8 +501,9 @@ def _lock(run_dir: Path) -> Path:
         except FileExistsError:
             holder = _lock_holder(lock)
             if holder is not None:
-                raise ValueError(f"run {run_dir} is in use by process {holder}; if that process is gone, "
-                                 f"delete {lock}") from None
+                raise ValueError(
+                    f"run {run_dir} is in use by process {holder}; if that process is gone, delete {lock}"
+                ) from None
             lock.unlink(missing_ok=True)
             continue
         with os.fdopen(fd, "w") as f:
@@ -547,8 +569,10 @@ def _resume(run_dir, rank, cfg, net, optimizer, generator, selfplay, progress, b
         setattr(progress, key, value)
     generator.manual_seed(cfg.seed * 1000 + rank + 7919 * progress.games)  # not the dice of the start again
     if rank == 0:
-        log(f"{run_dir / 'latest.pt'} is missing: resuming from {saved[-1].name} (its weights and counters; "
-            "the optimiser state and the games in progress start afresh)")
+        log(
+            f"{run_dir / 'latest.pt'} is missing: resuming from {saved[-1].name} (its weights and counters; "
+            "the optimiser state and the games in progress start afresh)"
+        )
 
 
 def _state_file(rank: int) -> str:
@@ -562,19 +586,26 @@ def _save(run_dir, rank, cfg, net, optimizer, generator, selfplay, progress, buf
         "config": dataclasses.asdict(cfg),
         "rng": {"dice": generator.get_state(), "torch": torch.get_rng_state()},
         "selfplay": selfplay.state_dict(),
-        "buffer": {"boards": torch.cat([b for b, _ in buffer]) if buffer else torch.zeros((0, 2, 25),
-                                                                                          dtype=torch.int8),
-                   "returns": torch.cat([r for _, r in buffer]) if buffer else torch.zeros((0, 5))},
+        "buffer": {
+            "boards": torch.cat([b for b, _ in buffer])
+            if buffer
+            else torch.zeros((0, 2, 25), dtype=torch.int8),
+            "returns": torch.cat([r for _, r in buffer]) if buffer else torch.zeros((0, 5)),
+        },
     }
     if rank == 0:
-        state.update({
-            "model": {k: v.cpu() for k, v in net.state_dict().items()},
-            "optimizer": optimizer.state_dict(),
-            "progress": dataclasses.asdict(progress),
-        })
+        state.update(
+            {
+                "model": {k: v.cpu() for k, v in net.state_dict().items()},
+                "optimizer": optimizer.state_dict(),
+                "progress": dataclasses.asdict(progress),
+            }
+        )
         save_atomic(state, run_dir / "latest.pt")
-        save_atomic({k: state[k] for k in ("format", "net_spec", "model", "config", "progress")},
-                    run_dir / f"ckpt_{progress.games}.pt")
+        save_atomic(
+            {k: state[k] for k in ("format", "net_spec", "model", "config", "progress")},
+            run_dir / f"ckpt_{progress.games}.pt",
+        )
     else:  # its own games, dice and optimiser; the weights too, so that their equality can be checked
         state["model"] = {k: v.cpu() for k, v in net.state_dict().items()}
         state["optimizer"] = optimizer.state_dict()

@@ -57,6 +57,8 @@ STATES = [
     ("5pt 2-0 owned 2-cube (3a vs 5a)", 5, 2, 0, 2, "me", False, False, False),
     ("5pt 3-3 owned 2-cube (dead)", 5, 3, 3, 2, "me", False, False, False),
 ]
+
+
 def dump_met() -> None:
     pre, post0, post1 = oracle.program().met(64)
     assert post0 == post1, "the bundled MET is symmetric"

@@ -66,8 +66,15 @@ def main() -> None:
     torch.manual_seed(args.seed)
     student = ValueNet("tesauro198", (args.hidden,))
     result = distill(
-        student, data, epochs=args.epochs, batch=args.batch, lr=args.lr, seed=args.seed,
-        equity_weight=args.equity_weight, rank_weight=args.rank_weight, seconds=args.seconds,
+        student,
+        data,
+        epochs=args.epochs,
+        batch=args.batch,
+        lr=args.lr,
+        seed=args.seed,
+        equity_weight=args.equity_weight,
+        rank_weight=args.rank_weight,
+        seconds=args.seconds,
         log=lambda line: print(line, flush=True),
     )
 
@@ -125,7 +132,7 @@ def report(args: argparse.Namespace, record: dict, agreements: dict[str, Agreeme
     lines = [
         f"# `{args.out.name}` — the pruning net of `best`",
         "",
-        f"A `ValueNet(\"tesauro198\", hidden=({args.hidden},))` distilled from `best` (see",
+        f'A `ValueNet("tesauro198", hidden=({args.hidden},))` distilled from `best` (see',
         "`scripts/build/train_pruner.py`, `bgai/train/distill.py`). `best` at 1 ply and deeper uses it "
         "to pick",
         "the replies at the search's inner nodes (`best:noprune` does not); only the chosen reply is",

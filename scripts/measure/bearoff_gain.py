@@ -59,12 +59,16 @@ def main() -> None:
     for child, p in zip(children.numpy(), parent.tolist(), strict=True):
         best[p] = max(best[p], gnubg_equity_after(child))
     differ = (chosen["net alone"] != chosen["net + databases"]).flatten(1).any(1).numpy()
-    print(f"{len(boards)} bear-off decisions (both sides home), judge gnubg 0-ply (bear-off databases); "
-          f"the two choices differ in {differ.sum()}")
+    print(
+        f"{len(boards)} bear-off decisions (both sides home), judge gnubg 0-ply (bear-off databases); "
+        f"the two choices differ in {differ.sum()}"
+    )
     for name, after in chosen.items():
         loss = best - np.array([gnubg_equity_after(a) for a in after.numpy()])
-        print(f"{name:16s} equity lost per decision x1000: {1000 * loss.mean():.2f} "
-              f"(where the choices differ: {1000 * loss[differ].mean() if differ.any() else 0:.1f})")
+        print(
+            f"{name:16s} equity lost per decision x1000: {1000 * loss.mean():.2f} "
+            f"(where the choices differ: {1000 * loss[differ].mean() if differ.any() else 0:.1f})"
+        )
 
 
 if __name__ == "__main__":

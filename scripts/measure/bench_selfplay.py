@@ -45,26 +45,59 @@ def gnubg_selfplay_rate(seconds: float, seed: int = 0) -> tuple[float, float]:
     return games / elapsed, turns / max(games, 1)
 
 
-def bgai_selfplay_rate(seconds: float, processes: int, parallel_games: int, warm_games: int,
-                       average_every: int, batch_positions: int) -> float:
+def bgai_selfplay_rate(
+    seconds: float,
+    processes: int,
+    parallel_games: int,
+    warm_games: int,
+    average_every: int,
+    batch_positions: int,
+) -> float:
     """Games/s of a real training run, between a warm-up checkpoint and the end of a resumed run
     (the loop's own clock: process start-up excluded)."""
     launcher = [sys.executable, "-m", "bgai"]
     if processes > 1:
-        launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                    f"--nproc_per_node={processes}", "-m", "bgai"]
+        launcher = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            f"--nproc_per_node={processes}",
+            "-m",
+            "bgai",
+        ]
     env = {**os.environ, "BGAI_BACKEND": "gloo", "OMP_NUM_THREADS": "1"}
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([*launcher, "train", f"games={warm_games}", f"parallel_games={parallel_games}",
-                        "hidden=[80]", "encoding=tesauro198", "eval_every=0", "threads=1", f"runs_dir={tmp}",
-                        "lr=0.003", "lr_final=0.003", f"checkpoint_every={warm_games}",
-                        f"average_every={average_every}", f"batch_positions={batch_positions}"],
-                       check=True, capture_output=True, env=env)
+        subprocess.run(
+            [
+                *launcher,
+                "train",
+                f"games={warm_games}",
+                f"parallel_games={parallel_games}",
+                "hidden=[80]",
+                "encoding=tesauro198",
+                "eval_every=0",
+                "threads=1",
+                f"runs_dir={tmp}",
+                "lr=0.003",
+                "lr_final=0.003",
+                f"checkpoint_every={warm_games}",
+                f"average_every={average_every}",
+                f"batch_positions={batch_positions}",
+            ],
+            check=True,
+            capture_output=True,
+            env=env,
+        )
         run = next(Path(tmp).iterdir())
         warm = torch.load(run / "latest.pt", weights_only=True)["progress"]
         target = warm["games"] + int(200 * seconds * processes)
-        subprocess.run([*launcher, "train", "--resume", str(run), f"games={target}"],
-                       check=True, capture_output=True, env=env)
+        subprocess.run(
+            [*launcher, "train", "--resume", str(run), f"games={target}"],
+            check=True,
+            capture_output=True,
+            env=env,
+        )
         done = torch.load(run / "latest.pt", weights_only=True)["progress"]
         return (done["games"] - warm["games"]) / (done["wall_seconds"] - warm["wall_seconds"])
 
@@ -73,21 +106,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="rough duration of each measurement")
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--parallel-games", type=int, default=1024,
-                        help="games at once per process (default 1024, as configs/classic.toml)")
+    parser.add_argument(
+        "--parallel-games",
+        type=int,
+        default=1024,
+        help="games at once per process (default 1024, as configs/classic.toml)",
+    )
     parser.add_argument("--warm-games", type=int, default=3000)
-    parser.add_argument("--average-every", type=int, default=8,
-                        help="turns between weight averages across processes (0: all-reduce every step)")
+    parser.add_argument(
+        "--average-every",
+        type=int,
+        default=8,
+        help="turns between weight averages across processes (0: all-reduce every step)",
+    )
     parser.add_argument("--batch-positions", type=int, default=128, help="positions per step per process")
     args = parser.parse_args()
 
     gnubg_rate, gnubg_len = gnubg_selfplay_rate(args.seconds)
     print(f"gnubg 0-ply self-play:  {gnubg_rate:8.1f} games/s  ({gnubg_len:.1f} turns/game, 1 process)")
-    rate = bgai_selfplay_rate(args.seconds, args.processes, args.parallel_games, args.warm_games,
-                              args.average_every, args.batch_positions)
-    print(f"bgai TD self-play 198-80: {rate:8.1f} games/s  ({args.processes} x 1 thread, "
-          f"{args.parallel_games} games each, updates included, "
-          f"average_every={args.average_every}, batch_positions={args.batch_positions})")
+    rate = bgai_selfplay_rate(
+        args.seconds,
+        args.processes,
+        args.parallel_games,
+        args.warm_games,
+        args.average_every,
+        args.batch_positions,
+    )
+    print(
+        f"bgai TD self-play 198-80: {rate:8.1f} games/s  ({args.processes} x 1 thread, "
+        f"{args.parallel_games} games each, updates included, "
+        f"average_every={args.average_every}, batch_positions={args.batch_positions})"
+    )
     print(f"ratio bgai / gnubg: {rate / gnubg_rate:.2f}")
 
 

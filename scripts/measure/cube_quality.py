@@ -186,7 +186,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--out", type=Path, default=Path("runs/cube_quality.json"))
     parser.add_argument(
-        "--judge-cache", type=Path, default=Path("runs/cube_judge_cache.json"),
+        "--judge-cache",
+        type=Path,
+        default=Path("runs/cube_judge_cache.json"),
         help="gnubg's analyses from earlier runs, reused and extended (default %(default)s)",
     )
     args = parser.parse_args()

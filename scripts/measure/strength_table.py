@@ -30,8 +30,9 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
-    games = dict(zip((int(p) for p in args.plies.split(",")), (int(g) for g in args.games.split(",")),
-                     strict=True))
+    games = dict(
+        zip((int(p) for p in args.plies.split(",")), (int(g) for g in args.games.split(",")), strict=True)
+    )
     rows = []
     print("| player | opponent | ppg | 95% CI | win % | games | seed | games/s |")
     print("|---|---|---|---|---|---|---|---|")
@@ -39,13 +40,22 @@ def main() -> None:
         me = load_player(f"{args.player}@{ply}ply")
         for name in args.opponents.split(","):
             result = duel(me, load_player(name), games=n, seed=args.seed)
-            row = {"player": f"{args.player}@{ply}ply", "opponent": name, "ppg": result.ppg,
-                   "ci95": result.ci95, "win": result.a_win, "games": result.games, "seed": args.seed,
-                   "games_per_sec": result.games_per_sec}
+            row = {
+                "player": f"{args.player}@{ply}ply",
+                "opponent": name,
+                "ppg": result.ppg,
+                "ci95": result.ci95,
+                "win": result.a_win,
+                "games": result.games,
+                "seed": args.seed,
+                "games_per_sec": result.games_per_sec,
+            }
             rows.append(row)
-            print(f"| {row['player']} | {name} | {result.ppg:+.3f} | ±{result.ci95:.3f} | "
-                  f"{100 * result.a_win:.1f} | {result.games} | {args.seed} | {result.games_per_sec:.1f} |",
-                  flush=True)
+            print(
+                f"| {row['player']} | {name} | {result.ppg:+.3f} | ±{result.ci95:.3f} | "
+                f"{100 * result.a_win:.1f} | {result.games} | {args.seed} | {result.games_per_sec:.1f} |",
+                flush=True,
+            )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

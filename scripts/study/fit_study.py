@@ -91,8 +91,11 @@ def main() -> None:
     t0 = time.perf_counter()
     boards = contact_positions(args.player, args.positions, args.seed)
     targets = GnubgEvaluator(0).evaluate(boards)
-    cube = candidate_boards(argparse.Namespace(positions=args.cube_positions, source="selfplay",
-                                               selfplay="gnubg:advanced", seed=1))
+    cube = candidate_boards(
+        argparse.Namespace(
+            positions=args.cube_positions, source="selfplay", selfplay="gnubg:advanced", seed=1
+        )
+    )
     cube = cube[~is_race(cube)]
     cube_targets = GnubgEvaluator(2).evaluate(cube)
     order = torch.randperm(len(boards))
@@ -110,15 +113,20 @@ def main() -> None:
 
         def report(epoch: int, net=net, spec=spec) -> None:
             held_out = errors(net, boards[held], targets[held])
-            print(f"{spec:<24} epoch {epoch}: held out vs gnubg 0-ply {held_out}"
-                  f"  cube positions vs 2-ply {errors(net, cube, cube_targets)}", flush=True)
+            print(
+                f"{spec:<24} epoch {epoch}: held out vs gnubg 0-ply {held_out}"
+                f"  cube positions vs 2-ply {errors(net, cube, cube_targets)}",
+                flush=True,
+            )
 
         report(0)
         fit(net, boards, targets, train_rows, args.epochs, lr, report)
         if args.save_dir:
             name = spec.replace("/", "_").replace(":", "-").replace("@", "-")
-            save_atomic({"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()},
-                        args.save_dir / f"fitted-{name}.pt")
+            save_atomic(
+                {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()},
+                args.save_dir / f"fitted-{name}.pt",
+            )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ Supervised training can only bring a net as close to the truth as its labels are
 ``--positions`` held-out positions of a database (the same number from each class but
 bear-offs, which the databases answer exactly), and reports the mean absolute and the mean
 signed cubeless-equity error of every label set and of every net at 0-ply (with its bear-off
-databases), judged by gnubg's 2-ply evaluation (gnubg judges here; it never labels training data). Intervals are 95 %.
+databases), judged by gnubg's 2-ply evaluation (gnubg judges here; it never labels training
+data). Intervals are 95 %.
 """
 
 from __future__ import annotations

@@ -53,6 +53,7 @@ def gnubg_rollouts(gnubg, capfd, position_ids: list[str]) -> list[list[float]]:
     library = glob.glob(os.path.join(os.path.dirname(gnubg.__file__), "_gnubg*.so"))[0]
     progress = ctypes.c_int.in_dll(ctypes.CDLL(library), "fShowProgress")
     libc = ctypes.CDLL(None)
+    gnubg.command("new session")  # a money session, whatever match an earlier test left behind
     match_id = gnubg.matchid(gnubg.cubeinfo(), gnubg.posinfo(0, 0, 0, 1, (0, 0)))
     saved, progress.value = progress.value, 1
     out = []

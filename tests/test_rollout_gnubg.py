@@ -4,7 +4,7 @@ With quasi-random dice, 1,296 trials hold every pair of first two rolls exactly 
 rollout truncated after 2 plies is the exact two-roll average of the 0-ply values: bgai's trial
 loop driven by :class:`~bgai.search.GnubgEvaluator` and gnubg's ``rollout`` command (cubeless,
 0-ply cubeless checker play without pruning, 0-ply value at truncation) must agree to the five
-decimals gnubg prints, standard errors included. Wider comparisons: scripts/rollout_vs_gnubg.py.
+decimals gnubg prints, standard errors included. Wider comparisons: scripts/measure/rollout_vs_gnubg.py.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def gnubg_rollouts(gnubg, capfd, position_ids: list[str]) -> list[list[float]]:
     The library prints that report only through its progress display, which it leaves off
     (gnubg's ``main`` sets it from ``isatty``): switched on here for the test, then off again.
     How to make gnubg roll out from Python, and which settings it really uses:
-    scripts/rollout_common.py.
+    scripts/measure/rollout_common.py.
     """
     library = glob.glob(os.path.join(os.path.dirname(gnubg.__file__), "_gnubg*.so"))[0]
     progress = ctypes.c_int.in_dll(ctypes.CDLL(library), "fShowProgress")

@@ -1,10 +1,10 @@
 """Rollouts of bear-offs against the exact two-sided table: are they right within their errors?
 
-    python scripts/rollout_exactness.py                 # 500 positions, ~10 CPU-min
-    python scripts/rollout_exactness.py --positions 100 --trials 144 --vr-trials 36
+    python scripts/measure/rollout_exactness.py                 # 500 positions, ~10 CPU-min
+    python scripts/measure/rollout_exactness.py --positions 100 --trials 144 --vr-trials 36
 
 Positions: ``--positions`` distinct bear-offs inside the two-sided table (1-6 checkers a side,
-all home; scripts/rollout_common.py) whose exact win chance lies between 5 % and 95 % (a nearly
+all home; scripts/measure/rollout_common.py) whose exact win chance lies between 5 % and 95 % (a nearly
 certain result leaves many rollouts without a single other outcome, and their SE at 0). Each
 is rolled out played to the end (``bearoff=False``: the table is not used to stop the trials)
 and compared with the table's exact cubeless equity (no gammons are possible here, so the

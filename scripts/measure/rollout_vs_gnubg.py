@@ -1,10 +1,10 @@
 """bgai's rollout machinery driven by gnubg's own net against gnubg's own rollout.
 
-    nice python scripts/rollout_vs_gnubg.py                 # 200 positions, ~15 CPU-min
-    python scripts/rollout_vs_gnubg.py --positions 20 --trials 72 --full-trials 18
+    nice python scripts/measure/rollout_vs_gnubg.py                 # 200 positions, ~15 CPU-min
+    python scripts/measure/rollout_vs_gnubg.py --positions 20 --trials 72 --full-trials 18
 
 Positions: ``--positions`` contact positions from ``best``'s 0-ply self-play (scripts/
-rollout_common.py). Each is rolled out twice over, cubeless, both sides moving at 0-ply by gnubg's
+measure/rollout_common.py). Each is rolled out twice over, cubeless, both sides moving at 0-ply by gnubg's
 net, quasi-random dice, no variance reduction, trials stopped where both sides are in the exact
 two-sided bear-off table:
 
@@ -12,7 +12,7 @@ two-sided bear-off table:
   0-ply net through ``gnubg_nn.probabilities``, one board at a time), bgai's own dice and two-
   sided table; one call per position, each with its own dice seed (the positions of one call
   share their dice, which would tie their errors together);
-* gnubg: its ``rollout`` command with the settings scripts/rollout_common.py lists (cubeless
+* gnubg: its ``rollout`` command with the settings scripts/measure/rollout_common.py lists (cubeless
   0-ply checker play without pruning, exact bear-off stop, no one-sided stop).
 
 Three kinds: truncated after 2 plies with 1,296 trials on the first ``--exact-positions``

@@ -1,10 +1,10 @@
 """Rollout speed: bgai's batched trials against gnubg's own rollout, on the same positions.
 
-    python scripts/bench_rollout.py                     # ~10 min on the shared 2-core machine
-    python scripts/bench_rollout.py --positions 8 --scale 0.5 --profile
+    python scripts/measure/bench_rollout.py                     # ~10 min on the shared 2-core machine
+    python scripts/measure/bench_rollout.py --positions 8 --scale 0.5 --profile
 
 Positions: ``--positions`` contact positions from ``best``'s 0-ply self-play (scripts/
-rollout_common.py). Four kinds of cubeless 0-ply rollout, each with its own trials per position
+measure/rollout_common.py). Four kinds of cubeless 0-ply rollout, each with its own trials per position
 (``--scale`` multiplies them): full (to the end, or to the exact two-sided bear-off table) and
 truncated after ``--truncate`` plies (0-ply value there), each without and with variance
 reduction; quasi-random dice throughout.
@@ -12,7 +12,7 @@ reduction; quasi-random dice throughout.
 * bgai: :func:`bgai.rollout.rollout_positions` with ``best`` (its net behind the bear-off
   databases; a 0-ply rollout moves by the full net, not the pruning net), one process (one
   torch thread) and two worker processes, all positions of a kind in one call.
-* gnubg: its ``rollout`` command (scripts/rollout_common.py says how and with which settings),
+* gnubg: its ``rollout`` command (scripts/measure/rollout_common.py says how and with which settings),
   one position at a time with one and with two threads; the time counted is the ``rollout``
   command's alone, each position with its own seed (gnubg's evaluation cache is on, as in
   normal use, but never sees the same game twice).

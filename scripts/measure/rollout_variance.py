@@ -1,21 +1,22 @@
 """Standard error of a rollout against its trials, with and without variance reduction and
 quasi-random dice, measured over independent dice seeds (not as the rollout reports it).
 
-    nice python scripts/rollout_variance.py              # 8 positions x 4 seeds, ~20 CPU-min
-    python scripts/rollout_variance.py --positions 4 --seeds 3 --max-trials 144 --vr-max-trials 36
+    nice python scripts/measure/rollout_variance.py              # 8 positions, ~30 CPU-min
+    python scripts/measure/rollout_variance.py --positions 4 --seeds 8 --vr-seeds 4 --max-trials 144 \
+        --vr-max-trials 36
 
 Positions: ``--positions`` contact positions from ``best``'s 0-ply self-play (scripts/
-rollout_common.py), rolled out by ``best`` at 0-ply to the end (or the exact two-sided table).
+measure/rollout_common.py), rolled out by ``best`` at 0-ply to the end (or the exact two-sided table).
 For each of the four settings (plain dice or quasi-random, without or with variance reduction)
-and each of ``--seeds`` dice seeds, the trials 0 .. N-1 of every position are played once
-(:func:`bgai.rollout.trials.play_block`, the loop :func:`bgai.rollout.rollout_positions` runs;
-a trial's dice depend only on the seed and its number, so the first n of them *are* the
-n-trial rollout). The SE at n trials is the spread of the n-trial means over the seeds (the
-unbiased variance over seeds, pooled over positions, square-rooted): what the estimate really
-scatters by. The SE a rollout reports (the spread of its own trials over √n) is printed too:
-it is right for plain dice and overstates the error of quasi-random dice, whose first rolls
-are balanced. Last: how many trials without variance reduction give the SE of 144 with it,
-and the CPU time per trial of each setting.
+and each number of trials n, the n-trial rollout of every position is played with several dice
+seeds (``--seeds`` × 36 / n of them without variance reduction, ``--vr-seeds`` × 36 / n with it,
+at least ``--min-seeds``; :func:`bgai.rollout.trials.play_block`, the loop
+:func:`bgai.rollout.rollout_positions` runs). The SE at n trials is the spread of the n-trial
+means over the seeds (the unbiased variance over seeds, pooled over positions, square-rooted):
+what the estimate really scatters by. The SE a rollout reports (the spread of its own trials
+over √n) is printed too: it is right for plain dice and overstates the error of quasi-random
+dice, whose first rolls are balanced. Last: how many trials without variance reduction give the
+SE of 144 with it, and the CPU time per trial of each setting.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--positions", type=int, default=8)
-    parser.add_argument("--seeds", type=int, default=4)
+    parser.add_argument(
+        "--seeds", type=int, default=32, help="dice seeds at 36 trials, fewer for more trials"
+    )
+    parser.add_argument("--vr-seeds", type=int, default=16, help="the same with variance reduction")
+    parser.add_argument("--min-seeds", type=int, default=4)
     parser.add_argument("--max-trials", type=int, default=1296, help="without variance reduction")
     parser.add_argument("--vr-max-trials", type=int, default=144, help="with variance reduction")
     parser.add_argument("--seed", type=int, default=21, help="positions; dice seeds follow it")
@@ -63,28 +68,34 @@ def main() -> None:
     rows = {}
     for dice, quasi, vr in settings:
         n = args.vr_max_trials if vr else args.max_trials
-        means, reported, cpu = [], [], 0.0
-        for s in range(args.seeds):
-            play = RolloutSettings(
-                trials=n, variance_reduction=vr, quasi_random=quasi, seed=args.seed + 1 + s
-            ).play()
-            with Clock() as clock:
-                est = play_block(evaluator, boards, np.arange(n), play, None, exact)[..., EQUITY]  # (P, n)
-            cpu += clock.cpu
-            levels = [k for k in LEVELS if k <= n]
-            means.append([est[:, :k].mean(1) for k in levels])
-            reported.append([est[:, :k].std(1, ddof=1) / np.sqrt(k) for k in levels])
-            print(f"  {dice}, VR {vr}: seed {s + 1}/{args.seeds}", file=sys.stderr, flush=True)
-        means = np.array(means)  # (seeds, levels, P)
-        real = np.sqrt(means.var(0, ddof=1).mean(-1))
-        naive = np.sqrt((np.array(reported) ** 2).mean((0, 2)))
+        levels = [k for k in LEVELS if k <= n]
+        real, naive, cpu, played = [], [], 0.0, 0
+        for li, k in enumerate(levels):
+            seeds = max(args.min_seeds, round((args.vr_seeds if vr else args.seeds) * 36 / k))
+            means, reported = [], []
+            for s in range(seeds):
+                play = RolloutSettings(
+                    trials=k, variance_reduction=vr, quasi_random=quasi, seed=args.seed + 1000 * (li + 1) + s
+                ).play()
+                with Clock() as clock:
+                    est = play_block(evaluator, boards, np.arange(k), play, None, exact)[
+                        ..., EQUITY
+                    ]  # (P, k)
+                cpu += clock.cpu
+                played += k * len(boards)
+                means.append(est.mean(1))
+                reported.append(est.std(1, ddof=1) / np.sqrt(k))
+            real.append(np.sqrt(np.array(means).var(0, ddof=1).mean()))  # over seeds, pooled over positions
+            naive.append(np.sqrt((np.array(reported) ** 2).mean()))
+            print(f"  {dice}, VR {vr}: {k} trials x {seeds} seeds", file=sys.stderr, flush=True)
+        real, naive = np.array(real), np.array(naive)
         rows[(dice, vr)] = dict(
             levels=levels, real=real, naive=naive, ms=1000 * cpu / (args.seeds * n * len(boards))
         )
 
     print(
         f"\n{len(boards)} contact positions from best's self-play (seed {args.seed}), best at 0-ply to the "
-        f"end; equity SE over {args.seeds} dice seeds (reported SE in brackets)\n"
+        f"end; equity SE over dice seeds (reported SE in brackets)\n"
     )
     print(
         "| dice | variance reduction | " + " | ".join(f"{k} trials" for k in LEVELS) + " | CPU ms per trial |"

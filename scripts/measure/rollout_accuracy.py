@@ -1,15 +1,15 @@
 """How accurate are bgai's rollouts with ``best``, next to ``best``'s own 0-, 1- and 2-ply values?
 Judged by long gnubg rollouts (gnubg judges here; its values never become training labels).
 
-    nice python scripts/rollout_accuracy.py                       # 64 positions, ~35 CPU-min
-    python scripts/rollout_accuracy.py --positions 8 --judge-trials 72 --only 0ply,2ply,t7-vr36
+    nice python scripts/measure/rollout_accuracy.py                       # 64 positions, ~35 CPU-min
+    python scripts/measure/rollout_accuracy.py --positions 8 --judge-trials 72 --only 0ply,2ply,t7-vr36
 
 Positions: ``--positions`` positions before the roll from ``best``'s 0-ply self-play (contact and
-races, none inside the exact two-sided table; scripts/rollout_common.py).
+races, none inside the exact two-sided table; scripts/measure/rollout_common.py).
 
 Judge: gnubg's own cubeless rollout of each position, 0-ply checker play by its net, variance
 reduction, quasi-random dice, played to the end or the exact bear-off table, ``--judge-trials``
-trials on ``--judge-threads`` threads (settings in scripts/rollout_common.py). Its values are
+trials on ``--judge-threads`` threads (settings in scripts/measure/rollout_common.py). Its values are
 kept in ``--cache`` (JSON under runs/, keyed by position and settings), with bgai's, so a rerun
 or a larger ``--positions`` only computes what is missing.
 

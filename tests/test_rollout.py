@@ -107,7 +107,7 @@ def test_quasi_random_first_rolls_are_balanced():
 
 
 def test_quasi_random_rollouts_of_bearoffs_are_within_their_reported_errors(exact):
-    # scripts/rollout_exactness.py on 500 positions; tied second and third rolls gave RMS z 1.5
+    # scripts/measure/rollout_exactness.py on 500 positions; tied second and third rolls gave RMS z 1.5
     boards = small_bearoffs(200, seed=8)
     truth = exact.evaluate(boards).double()
     middling = ((truth[:, 0] > 0.05) & (truth[:, 0] < 0.95)).nonzero().squeeze(1)[:60]

@@ -3,9 +3,12 @@
 :func:`analyse_match` replays a :class:`~bgai.formats.MatchRecord` (:mod:`bgai.analyse.replay`)
 and judges all its decisions together, each kind in one batched pass:
 
-* **checker play**: every unforced move's candidates by :func:`bgai.search.score_candidates`
-  at the judge's ply under gnubg's analysis filter, the move played valued at that ply too;
-  equity lost = the best candidate's equity minus the played one's;
+* **checker play**: every unforced move's candidates ranked and filtered by
+  :func:`bgai.search.score_candidates` under gnubg's analysis filter up to the last ply but
+  one; the survivors of the last stage and the move played are then valued by gnubg's cubeful
+  n-ply lookahead (:func:`bgai.cube.search.roll_tree` and
+  :func:`~bgai.cube.search.cubeful_value`: a cube decision at every node, Janowski at the
+  leaves); equity lost = the best survivor's equity minus the played one's;
 * **cube**: every position where the player on roll could double, and every double and its
   answer, by :func:`bgai.cube.analysis.analyse_positions` (cubeful 0-2 ply): a missed double
   loses ``optimal - ND``, a double ``optimal - min(DT, DP)``, a take ``DT - DP`` where the
@@ -16,12 +19,10 @@ and judges all its decisions together, each kind in one batched pass:
 
 Equities are gnubg's: **cubeful** and **normalised** (per unit of the current cube; in a match,
 match winning chances mapped so that winning the cube is +1 and losing it -1). A candidate
-move's afterstate is valued from the opponent's side, who may double first: Janowski's
-cubeful value (:func:`bgai.cube.search.cubeful_value`) of the candidate's cubeless
-probabilities at its ply, with gnubg's cube efficiency for that ply (this reproduces gnubg's
-cubeful 2-ply move equities to 0.002 on average, see docs/analyse.md). Each error also has a
-*cost*: points (cube x equity) in money play, match winning chance in a match (gnubg's
-second column).
+move's afterstate is valued from the opponent's side, who may double first, as gnubg values
+moves; the candidates the filter stopped early are shown with Janowski's value of their
+shallower probabilities (gnubg's 0-ply, exactly). Each error also has a *cost*: points (cube x
+equity) in money play, match winning chance in a match (gnubg's second column).
 
 Per player, as gnubg's statistics: error rate = equity lost per unforced move or close cube
 decision x 1000 (checker and cube rates apart too), PR = x 500, luck rate = luck per move
@@ -44,14 +45,14 @@ from bgai.cube import CubeState, kazaross_xg2
 from bgai.cube import match as match_cube
 from bgai.cube.analysis import analyse_positions
 from bgai.cube.efficiency import cube_efficiencies
-from bgai.cube.search import cubeful_value
+from bgai.cube.search import RollTree, cubeful_value, roll_tree
 from bgai.engine.board import checkers_per_side, swap_sides
 from bgai.engine.movegen import expand
 from bgai.engine.steps import move_steps
 from bgai.formats import MatchRecord, MatchState, encode_gnubg_id, format_move
 from bgai.model.probs import invert
 from bgai.opponent.grade import rating_class
-from bgai.search import ROLL_WEIGHTS, ROLLS, afterstate_values_at, roll_moves, score_candidates
+from bgai.search import ROLL_WEIGHTS, ROLLS, keep_by_filter, roll_moves, score_candidates
 
 ALTERNATIVES = 5
 """Ranked alternatives kept for each marked checker decision (plus the move played)."""
@@ -266,7 +267,8 @@ class _Cubeful:
         which: np.ndarray | None = None,
     ) -> np.ndarray:
         """Cubeful equity, normalised, for the mover of each afterstate (mover in row 1; ``probs``
-        the mover's at ``plies``): the opponent is on roll there and may double first.
+        the mover's at ``plies``): Janowski on those probabilities, the opponent on roll there and
+        free to double first, with gnubg's cube efficiency of that ply (gnubg's 0-ply, exactly).
 
         ``states[which[i]]`` is row ``i``'s mover's cube state (``which`` defaults to one state a row).
         """
@@ -275,24 +277,29 @@ class _Cubeful:
             return np.zeros(0)
         plies = np.broadcast_to(np.asarray(plies), (n,))
         opponent_boards = swap_sides(torch.as_tensor(np.asarray(afters)))
-        if self.rules.in_use:
-            shallow = cube_efficiencies(opponent_boards, 0, self.checkers)
-            deep = cube_efficiencies(opponent_boards, 2, self.checkers) if (plies >= 2).any() else shallow
-            x = np.where(plies >= 2, deep, shallow)
-        else:
-            x = np.zeros(n)
+        shallow = cube_efficiencies(opponent_boards, 0, self.checkers)
+        deep = cube_efficiencies(opponent_boards, 2, self.checkers) if (plies >= 2).any() else shallow
         theirs = invert(np.asarray(probs, dtype=np.float64))
+        return self.tree_values(RollTree(theirs, np.where(plies >= 2, deep, shallow), 0, n), states, which)
+
+    def tree_values(
+        self, tree: RollTree, states: Sequence[CubeState], which: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Cubeful equity, normalised, for the mover of each root of ``tree``, a lookahead of
+        afterstates with the opponent on roll (gnubg's cubeful n-ply: a cube decision at every
+        node, Janowski at the leaves). ``states`` and ``which`` as in :meth:`after_move`."""
+        if not self.rules.in_use:  # no cube: every value is cubeless
+            tree = RollTree(tree.probs, np.zeros_like(tree.x), tree.plies, tree.n)
         distinct: dict[CubeState, int] = {}
         ids = np.array([distinct.setdefault(state, len(distinct)) for state in states])
         group = ids if which is None else ids[np.asarray(which)]
-        out = np.empty(n)
+        out = np.empty(tree.n)
         for state, g in distinct.items():
             rows = np.flatnonzero(group == g)
             if not len(rows):
                 continue
-            value = cubeful_value(
-                theirs[rows], x[rows], state.swapped(), may_double=self.rules.in_use, met=self.met
-            )
+            part = tree if len(rows) == tree.n else tree.subset(rows)
+            value = cubeful_value(part, state.swapped(), may_double=self.rules.in_use, met=self.met)
             if state.is_money:
                 out[rows] = -value / state.cube
             else:
@@ -452,41 +459,47 @@ def _checker_play(
     if not len(index):
         return out, played_equity
     sub = [rolled[i] for i in index]
-    c = score_candidates(judge.evaluator, boards[index], dice[index], judge.plies, judge.move_filter)
-    cand_boards = c.boards.to(torch.int8)
+    m, plies = len(sub), judge.plies
+    # candidates ranked and filtered by cubeless equity up to the last ply but one (gnubg's filter) ...
+    c = score_candidates(judge.evaluator, boards[index], dice[index], max(plies - 1, 0), judge.move_filter)
+    cand_boards, parents = c.boards.to(torch.int8), c.parent.numpy()
     after = _boards(sub, "after")
     same = (cand_boards == after.index_select(0, c.parent)).flatten(1).all(1)
-    played_row = torch.full((len(sub),), -1, dtype=torch.long)
+    played_row = torch.full((m,), -1, dtype=torch.long)
     played_row[c.parent[same]] = same.nonzero().squeeze(1)
     if (played_row < 0).any():
         bad = sub[int((played_row < 0).nonzero()[0])]
         raise ValueError(f"game {bad.game}, move {bad.move}: the move played is not among the legal moves")
-    shallow = (c.ply.index_select(0, played_row) < judge.plies).nonzero().squeeze(1)
-    played_probs = c.probs.index_select(0, played_row).clone()
-    if len(shallow):
-        deeper = afterstate_values_at(judge.evaluator, after.index_select(0, shallow), judge.plies)
-        played_probs[shallow] = deeper.to(played_probs)
-    parents = c.parent.numpy()
-    states = [sub[p].state for p in parents]
-    equity = cubeful.after_move(c.probs.double().numpy(), cand_boards.numpy(), states, c.ply.numpy())
-    played = cubeful.after_move(
-        played_probs.double().numpy(), after.numpy(), [t.state for t in sub], judge.plies
-    )
-    full = c.ply.numpy() == judge.plies
-    best = np.full(len(sub), -np.inf)
+    ply = c.ply.clone()
+    probs = c.probs.double().numpy().copy()
+    equity = cubeful.after_move(probs, cand_boards.numpy(), [sub[p].state for p in parents], ply.numpy())
+    if plies:
+        # ... the survivors of the last stage, and the move played, valued by gnubg's cubeful n-ply tree
+        stage = judge.move_filter[plies - 1]
+        deep = (c.ply == plies - 1).nonzero().squeeze(1)
+        if stage is not None:
+            deep = deep[keep_by_filter(c.equity[deep], c.parent[deep], m, stage)]
+        deep = torch.unique(torch.cat([deep, played_row]))
+        tree = roll_tree(judge.evaluator, swap_sides(cand_boards.index_select(0, deep)), plies)
+        rows = deep.numpy()
+        equity[rows] = cubeful.tree_values(tree, [sub[p].state for p in parents[rows]])
+        probs[rows] = invert(tree.cubeless())
+        ply[deep] = plies
+    full = ply.numpy() == plies
+    best = np.full(m, -np.inf)
     np.maximum.at(best, parents[full], equity[full])
-    best = np.maximum(best, played)
+    played = equity[played_row.numpy()]
     error = np.maximum(best - played, 0.0)
     # the best candidate of each decision (full ply first), and the ranked lists to show
-    order = np.lexsort((-equity, -c.ply.numpy(), parents))
-    first = np.searchsorted(parents[order], np.arange(len(sub)))
+    order = np.lexsort((-equity, -ply.numpy(), parents))
+    first = np.searchsorted(parents[order], np.arange(m))
     best_row = order[first]
     marked = [skill_mark(e) for e in error]
     wanted = sorted({int(r) for r in best_row})
     top: dict[int, list[int]] = {}
-    for j in range(len(sub)):
+    for j in range(m):
         if marked[j]:
-            end = first[j + 1] if j + 1 < len(sub) else len(order)
+            end = first[j + 1] if j + 1 < m else len(order)
             rows = [int(r) for r in order[first[j] : end][:ALTERNATIVES]]
             top[j] = rows
             wanted.extend(rows)
@@ -495,7 +508,7 @@ def _checker_play(
     for j, turn in enumerate(sub):
         played_text = format_move(turn.board, turn.steps)
         alternatives = [
-            Alternative(names[r], int(c.ply[r]), float(equity[r]), tuple(float(p) for p in c.probs[r]))
+            Alternative(names[r], int(ply[r]), float(equity[r]), tuple(float(p) for p in probs[r]))
             for r in top.get(j, [])
         ]
         best_text = names[int(best_row[j])]

@@ -50,7 +50,7 @@ from bgai.cube import match
 from bgai.cube.decision import PositionCubeAnalysis, analyse_cube, decision_labels
 from bgai.cube.efficiency import cube_efficiencies
 from bgai.cube.met import MatchEquityTable, kazaross_xg2
-from bgai.cube.money import as_probs, cubeful_equity
+from bgai.cube.money import cubeful_equity
 from bgai.cube.state import CubeState
 from bgai.engine.board import CHECKERS, swap_sides
 from bgai.engine.choice import segment_argmax
@@ -166,19 +166,17 @@ def cube_analysis(
 
 
 def cubeful_value(
-    probs, x, state: CubeState, *, may_double: bool = True, met: MatchEquityTable | None = None
+    tree: RollTree, state: CubeState, *, may_double: bool = True, met: MatchEquityTable | None = None
 ) -> np.ndarray:
-    """gnubg's 0-ply cubeful value of positions ``(N, 5)`` for their player on roll in ``state``,
-    who may first turn the cube when ``may_double`` (``max(ND, min(DT, DP))``, as at every node
-    of a search but the root): money in points (cube x equity per unit), match in MWC.
+    """gnubg's cubeful value of each root of ``tree`` for its player on roll in ``state``, who may
+    first turn the cube when ``may_double`` (``max(ND, min(DT, DP))``, as at every node of a search
+    but the top one): a cube decision at every node, Janowski at the leaves. Money in points
+    (cube x equity per unit), match in MWC.
 
-    Checker-play analysis (:mod:`bgai.analyse`) values each candidate move so: its afterstate
-    with the opponent on roll, the candidate's n-ply cubeless probabilities seen from there and
-    the cube efficiency ``x`` (scalar or ``(N,)``) of that ply.
+    Checker-play analysis (:mod:`bgai.analyse`) values each candidate move so: the tree of its
+    afterstate, the opponent on roll (a 0-ply tree is ``RollTree(probs, x, 0, n)``).
     """
-    p = as_probs(probs)
-    x = np.broadcast_to(np.asarray(x, dtype=np.float64), (len(p),))
-    return _value(p, x, state, 0, may_double, met or kazaross_xg2())
+    return _value(tree.probs, tree.x, state, tree.plies, may_double, met or kazaross_xg2())
 
 
 def _value(probs, x, state: CubeState, depth: int, decide: bool, met: MatchEquityTable) -> np.ndarray:

@@ -51,7 +51,7 @@ CENTRED, MOVER, TAKER = 0, 1, 2
 _OWNERS = {CENTRED: Owner.CENTRED, MOVER: Owner.ME, TAKER: Owner.OPPONENT}
 
 CHUNK = {"cpu": (64, 4096), "cuda": (8192, 65536)}
-"""Live trials moved in one go, by device: (with variance reduction (x 21 rolls), without)."""
+"""Positions moved in one go, by device: (over all 21 rolls, for variance reduction; for one roll)."""
 
 
 @dataclass(frozen=True)
@@ -215,15 +215,8 @@ def play_block(
         if rules is not None and ply > 0:
             _offer_cube(full, rules, trials_cube, b, x, live, ply, result)
         dice = trial_dice(play.seed, trial[live], ply, play.quasi_random)
-        children = torch.empty_like(b)
-        for part in np.array_split(np.arange(len(live)), max(1, -(-len(live) // _chunk(play, device)))):
-            if not len(part):
-                continue
-            rows = torch.as_tensor(part, device=device)
-            cube_part = None if rules is None else (rules, trials_cube, x[part])
-            children[rows] = _move(
-                evaluator, full, b[rows], dice[part], play, ply, live[part], luck, cube_part
-            )
+        cube_part = None if rules is None else (rules, trials_cube, x)
+        children = _move(evaluator, full, b, dice, play, ply, live, luck, cube_part)
         won = _np(game_value(children)).astype(np.int64)
         over = won > 0
         if over.any():
@@ -266,30 +259,66 @@ class _TrialCube:
 
 
 def _move(evaluator, full, boards, dice, play: Play, ply: int, rows, luck, cube) -> torch.Tensor:
-    """The afterstates of ``boards`` after ``dice``; adds each roll's luck to ``luck[rows]``."""
-    dice_t = torch.as_tensor(dice, device=boards.device)
-    if not play.variance_reduction:
-        return choose_moves(evaluator if play.plies else full, boards, dice_t, play.plies, play.move_filter)
-    moves, values = roll_moves(full, boards, 0)
-    actual = roll_index(dice)
-    v = _np(values)  # (n, 21, 5) for the mover
-    w = ROLL_WEIGHTS.double().numpy()
-    n = np.arange(len(v))
-    luck[rows, :6] += _root_view(v[n, actual], ply) - _root_view((v * w[None, :, None]).sum(1), ply)
-    if cube is not None:
-        rules, trials_cube, x = cube
-        cubes, owners = trials_cube.of(rows)
-        theirs = np.choose(owners, [CENTRED, TAKER, MOVER])  # the owner code seen by the opponent
-        opponent = invert(torch.as_tensor(v)).numpy().reshape(-1, 5)
-        after = rules.before_roll(
-            opponent, np.repeat(x, 21), np.repeat(cubes, 21), np.repeat(theirs, 21), ply + 1
-        )
-        mine = rules.root_view(after.reshape(-1, 21), ply + 1)  # the root's view of each roll's result
-        cube_luck = mine[n, actual] - (mine * w[None, :]).sum(1)
-        luck[rows, CUBEFUL] += np.where(trials_cube.open[rows], cube_luck, 0.0)
-    if play.plies == 0:
-        return moves[torch.as_tensor(n, device=boards.device), torch.as_tensor(actual, device=boards.device)]
-    return choose_moves(evaluator, boards, dice_t, play.plies, play.move_filter)
+    """The afterstates of ``boards`` after ``dice``; adds each roll's luck to ``luck[rows]``.
+
+    Trials that stand on the same position (all of a root's at the first ply, many at the next
+    few) share its expansion and evaluation: each distinct position, or (position, roll) where
+    the roll matters, is moved once, in chunks.
+    """
+    device = boards.device
+    dice_t = torch.as_tensor(dice, device=device)
+    per_roll_set, per_roll = _chunk(play, device)
+    if play.variance_reduction:
+        first, inverse = _distinct(boards)
+        moves, values = _chunked(lambda part: roll_moves(full, part, 0), per_roll_set, boards[first])
+        actual = roll_index(dice)
+        v = _np(values)[_np(inverse).astype(np.int64)]  # (n, 21, 5) for the mover
+        w = ROLL_WEIGHTS.double().numpy()
+        n = np.arange(len(v))
+        luck[rows, :6] += _root_view(v[n, actual], ply) - _root_view((v * w[None, :, None]).sum(1), ply)
+        if cube is not None:
+            rules, trials_cube, x = cube
+            cubes, owners = trials_cube.of(rows)
+            theirs = np.choose(owners, [CENTRED, TAKER, MOVER])  # the owner code seen by the opponent
+            opponent = invert(torch.as_tensor(v)).numpy().reshape(-1, 5)
+            after = rules.before_roll(
+                opponent, np.repeat(x, 21), np.repeat(cubes, 21), np.repeat(theirs, 21), ply + 1
+            )
+            mine = rules.root_view(after.reshape(-1, 21), ply + 1)  # the root's view of each roll's result
+            cube_luck = mine[n, actual] - (mine * w[None, :]).sum(1)
+            luck[rows, CUBEFUL] += np.where(trials_cube.open[rows], cube_luck, 0.0)
+        if play.plies == 0:
+            return moves[inverse, torch.as_tensor(actual, device=device)]
+    first, inverse = _distinct(boards, dice_t)
+    mover = evaluator if play.plies else full
+    chosen = _chunked(
+        lambda part, d: choose_moves(mover, part, d, play.plies, play.move_filter),
+        per_roll,
+        boards[first],
+        dice_t[first],
+    )
+    return chosen[inverse]
+
+
+def _distinct(*rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(first, inverse): one row index of each distinct row of ``rows`` side by side, and for
+    every row the position of its own among them (``first[inverse]`` equals each row)."""
+    key = torch.cat([r.reshape(len(r), -1).to(torch.int8) for r in rows], 1)
+    _, inverse = torch.unique(key, dim=0, return_inverse=True)
+    n = len(key)
+    first = torch.full((int(inverse.max()) + 1 if n else 0,), n, dtype=torch.int64, device=key.device)
+    first.scatter_reduce_(0, inverse, torch.arange(n, device=key.device), "amin")
+    return first, inverse
+
+
+def _chunked(fn, size: int, *tensors: torch.Tensor):
+    """``fn`` over ``size`` rows of ``tensors`` at a time, the outputs (a tensor or a tuple of
+    them) concatenated."""
+    n = len(tensors[0])
+    outs = [fn(*(t[i : i + size] for t in tensors)) for i in range(0, max(n, 1), size)]
+    if isinstance(outs[0], tuple):
+        return tuple(torch.cat(parts) for parts in zip(*outs, strict=True))
+    return torch.cat(outs)
 
 
 def _offer_cube(
@@ -329,11 +358,12 @@ def _without_pruner(evaluator: Evaluator) -> Evaluator:
     return getattr(evaluator, "evaluator", evaluator) if pruner_of(evaluator) is not None else evaluator
 
 
-def _chunk(play: Play, device: torch.device) -> int:
+def _chunk(play: Play, device: torch.device) -> tuple[int, int]:
+    """Positions moved in one go: (over all 21 rolls, for variance reduction; for one roll)."""
     with_vr, without = CHUNK.get(device.type, CHUNK["cuda"])
     if play.plies:
-        return 16 if device.type == "cpu" else 1024
-    return with_vr if play.variance_reduction else without
+        without = 16 if device.type == "cpu" else 1024
+    return with_vr, without
 
 
 def _np(t) -> np.ndarray:

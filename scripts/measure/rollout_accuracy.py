@@ -94,28 +94,33 @@ def judge(ids, trials, threads, seed, cache, path) -> list[dict]:
     return [done[pid] for pid in ids]
 
 
-def estimate(name, evaluator, boards, ids, seed, cache, path) -> list[dict]:
+def estimate(name, evaluator, boards, ids, seed, cache, path, chunk: int = 50) -> list[dict]:
+    """``name``'s equity of every position, computed ``chunk`` positions at a time and cached."""
     done = cache.setdefault("bgai", {}).setdefault(f"{name}, seed {seed}", {})
     todo = [i for i, pid in enumerate(ids) if pid not in done]
-    if todo:
-        spec = ESTIMATORS[name]
-        part = boards[todo]
+    spec = ESTIMATORS[name]
+    for start in range(0, len(todo), chunk):
+        part = todo[start : start + chunk]
         with Clock() as clock:
             if isinstance(spec, int):
-                equity = cubeless_equity(evaluate_position(evaluator, part, spec).double()).numpy()
+                equity = cubeless_equity(evaluate_position(evaluator, boards[part], spec).double()).numpy()
             else:  # one call per position: its own dice (one batch shares them)
                 equity = np.array(
                     [
                         rollout_positions(
-                            evaluator, part[k : k + 1], RolloutSettings(seed=seed + i, **spec)
+                            evaluator, boards[i : i + 1], RolloutSettings(seed=seed + i, **spec)
                         ).equity[0]
-                        for k, i in enumerate(todo)
+                        for i in part
                     ]
                 )
-        for k, i in enumerate(todo):
-            done[ids[i]] = dict(equity=float(equity[k]), cpu=clock.cpu / len(todo))
+        for k, i in enumerate(part):
+            done[ids[i]] = dict(equity=float(equity[k]), cpu=clock.cpu / len(part))
         save(path, cache)
-        print(f"  {name}: {len(todo)} positions, {clock.cpu:.0f} CPU s", file=sys.stderr, flush=True)
+        print(
+            f"  {name}: {start + len(part)}/{len(todo)} positions, {clock.cpu:.0f} CPU s",
+            file=sys.stderr,
+            flush=True,
+        )
     return [done[pid] for pid in ids]
 
 

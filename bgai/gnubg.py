@@ -283,7 +283,7 @@ def command_output(command: str) -> str:
             for fd in saved:
                 os.close(fd)
         capture.seek(0)
-        return capture.read().decode()
+        return capture.read().decode(errors="replace")
 
 
 _ROW = re.compile(r"^\s*\d\.\s+(.+?)\s{2,}([+-]\d+\.\d+)")

@@ -39,13 +39,13 @@ import glob
 import os
 import re
 import resource
-import sys
-import tempfile
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import torch
+
+from bgai.gnubg import command_output, program
 
 _NUMBER = re.compile(r"[-+]?\d+\.\d+")
 
@@ -120,30 +120,6 @@ class Clock:
         self.cpu = cpu_seconds() - self.cpu
 
 
-def gnubg_output(command: str) -> str:
-    """Run a gnubg command and return what its C code printed (stdout and stderr)."""
-    import gnubg
-
-    libc = ctypes.CDLL(None)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    libc.fflush(None)
-    with tempfile.TemporaryFile() as capture:
-        saved = [os.dup(1), os.dup(2)]
-        os.dup2(capture.fileno(), 1)
-        os.dup2(capture.fileno(), 2)
-        try:
-            gnubg.command(command)
-            libc.fflush(None)
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-        capture.seek(0)
-        return capture.read().decode(errors="replace")
-
-
 @dataclass(frozen=True)
 class GnubgResult:
     """One position's rollout: five probabilities, cubeless equity, their SEs, trials."""
@@ -160,13 +136,12 @@ class GnubgRollouts:
     """gnubg's rollout of positions before the roll (player on roll in row 1), one at a time."""
 
     def __init__(self, threads: int = 1) -> None:
-        import gnubg
-
+        gnubg = program()
         library = glob.glob(os.path.join(os.path.dirname(gnubg.__file__), "_gnubg*.so"))[0]
         # the final results are progress output, off in the library: switch it on
         ctypes.c_int.in_dll(ctypes.CDLL(library), "fShowProgress").value = 1
-        gnubg_output(f"set threads {threads}")
-        gnubg_output("set output digits 5")
+        command_output(f"set threads {threads}")
+        command_output("set output digits 5")
         self.match_id = gnubg.matchid(gnubg.cubeinfo(), gnubg.posinfo(0, 0, 0, 1, (0, 0)))
         self.session = False
 
@@ -204,21 +179,21 @@ class GnubgRollouts:
         if truncate:
             commands.append(f"truncation plies {truncate}")
         for command in commands:
-            gnubg_output(f"set rollout {command}")
+            command_output(f"set rollout {command}")
         if threads is not None:
-            gnubg_output(f"set threads {threads}")
+            command_output(f"set threads {threads}")
 
     def rollout(self, position_id: str, seed: int) -> GnubgResult:
         """Roll out one position (gnubg Position ID, player on roll) with dice seed ``seed``.
 
         ``seconds`` of the result: wall time of the ``rollout`` command alone."""
         if not self.session:
-            gnubg_output("new session")
+            command_output("new session")
             self.session = True
-        gnubg_output(f"set gnubgid {position_id}:{self.match_id}")
-        gnubg_output(f"set rollout seed {seed}")
+        command_output(f"set gnubgid {position_id}:{self.match_id}")
+        command_output(f"set rollout seed {seed}")
         start = time.perf_counter()
-        text = gnubg_output("rollout").replace("\r", "\n")
+        text = command_output("rollout").replace("\r", "\n")
         return parse_rollout(text, time.perf_counter() - start)
 
 

@@ -79,6 +79,19 @@ def test_same_seed_same_result_and_another_seed_other_dice(exact):
     assert not np.array_equal(a.probs, c.probs)
 
 
+@pytest.mark.parametrize("variance_reduction", [False, True])
+def test_trials_on_one_position_share_its_moves_and_keep_their_own_results(exact, variance_reduction):
+    """Trials standing on the same position are moved once and mapped back: a batch holding a
+    position twice gives both copies the estimates it gets alone (one call shares its dice)."""
+    a, b = small_bearoffs(2, seed=9)
+    settings = RolloutSettings(trials=72, bearoff=False, variance_reduction=variance_reduction, seed=3)
+    both = rollout_positions(exact, torch.stack([a, b, a]), settings)
+    alone = rollout_positions(exact, a[None], settings)
+    assert np.allclose(both.probs[0], both.probs[2]) and np.allclose(both.probs[0], alone.probs[0])
+    assert np.allclose(both.equity_se[0], alone.equity_se[0])
+    assert not np.allclose(both.probs[0], both.probs[1])
+
+
 def test_two_processes_give_the_same_estimates_as_one(exact):
     boards = small_bearoffs(3, seed=4)
     one = rollout_positions(

@@ -480,9 +480,11 @@ def _checker_play(
         if stage is not None:
             deep = deep[keep_by_filter(c.equity[deep], c.parent[deep], m, stage)]
         deep = torch.unique(torch.cat([deep, played_row]))
-        tree = roll_tree(judge.evaluator, swap_sides(cand_boards.index_select(0, deep)), plies)
         rows = deep.numpy()
-        equity[rows] = cubeful.tree_values(tree, [sub[p].state for p in parents[rows]])
+        states = [sub[p].state for p in parents[rows]]
+        theirs = [s.swapped() for s in states]  # the opponent is on roll at each afterstate
+        tree = roll_tree(judge.evaluator, swap_sides(cand_boards.index_select(0, deep)), plies, states=theirs)
+        equity[rows] = cubeful.tree_values(tree, states)
         probs[rows] = invert(tree.cubeless())
         ply[deep] = plies
     full = ply.numpy() == plies

@@ -126,7 +126,7 @@ def analyse_positions(
         raise ValueError(f"{n} boards but {len(states)} cube states")
     if is_over(boards).any():
         raise ValueError("the game is over: a side has borne off every checker")
-    tree = roll_tree(evaluator, boards, plies)
+    tree = roll_tree(evaluator, boards, plies, states=states, met=met)
     nd, dt, dp = np.empty(n), np.empty(n), np.empty(n)
     decision: list[str] = [""] * n
     probs = np.empty((n, 5))

@@ -26,9 +26,10 @@ positions); each cube state is then a cheap numpy pass over the tree.
 
 Simplifications compared with gnubg (deliberate):
 
-* moves inside the search are chosen by **cubeless** 0-ply money equity; gnubg picks them by
-  0-ply cubeful equity in the node's cube state (MWC in match play), by default after a
-  pre-selection with its pruning nets;
+* moves inside the search are chosen by **cubeless** 0-ply money equity, or in a match by the
+  mover's cubeless match winning chance at the score (gammons priced by the match equity
+  table); gnubg picks them by 0-ply cubeful equity in the node's cube state, by default after
+  a pre-selection with its pruning nets;
 * beavers are not considered inside the search (gnubg neither), only in the root's wording;
 * two-sided bear-offs get the 0.6 efficiency of bear-offs; gnubg's money play uses exact
   cubeful equities from its two-sided database there (and stops its search at them).
@@ -41,6 +42,7 @@ cube state) pairs (1000 self-play positions x money centred and owned, 7pt 0-0, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,30 +101,52 @@ class RollTree:
         return probs
 
 
-def roll_tree(evaluator: Evaluator, boards, plies: int, efficiency_plies: int | None = None) -> RollTree:
+def roll_tree(
+    evaluator: Evaluator,
+    boards,
+    plies: int,
+    efficiency_plies: int | None = None,
+    states: Sequence[CubeState] | None = None,
+    met: MatchEquityTable | None = None,
+) -> RollTree:
     """Build the lookahead of ``boards`` (player on roll in row 1) to ``plies`` plies.
 
-    At each ply every (position, roll) pair plays its best move by cubeless 0-ply equity; a
-    finished game stays finished. ``efficiency_plies`` picks gnubg's cube efficiency set for
-    the leaves (default ``plies``: the 0-1 ply set up to 1-ply, the 2+ ply set beyond).
+    At each ply every (position, roll) pair plays its best move: by cubeless 0-ply money
+    equity, or, where ``states`` (the cube state of each board's player on roll) says a match
+    is on, by the mover's cubeless match winning chance at the score, so that a player at
+    1-away, say, saves gammons as gnubg's cubeful search does. A finished game stays finished.
+    ``efficiency_plies`` picks gnubg's cube efficiency set for the leaves (default ``plies``:
+    the 0-1 ply set up to 1-ply, the 2+ ply set beyond).
     """
     if plies < 0:
         raise ValueError(f"plies must be 0 or more, got {plies}")
     current = torch.as_tensor(boards)
     if plies == 0:
         probs = evaluator.evaluate(current)
+    movers = None
+    if states is not None and any(not s.is_money for s in states):
+        movers = list(states)
+        met = met or kazaross_xg2()
     for _ in range(plies):
-        current, probs = _best_replies(evaluator, current)
+        current, probs = _best_replies(evaluator, current, movers, met)
+        if movers is not None:  # the next player on roll, 21 rolls per position
+            movers = [s.swapped() for s in movers for _ in range(N_ROLLS)]
     checkers = getattr(evaluator, "checkers", CHECKERS)
     x = cube_efficiencies(current, plies if efficiency_plies is None else efficiency_plies, checkers)
     return RollTree(probs.double().cpu().numpy(), x, plies, len(torch.as_tensor(boards)))
 
 
-def _best_replies(evaluator: Evaluator, boards: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _best_replies(
+    evaluator: Evaluator,
+    boards: torch.Tensor,
+    movers: Sequence[CubeState] | None = None,
+    met: MatchEquityTable | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """For each board and each of the 21 rolls, the position after the best move and its value.
 
     Returns ``(boards (N * 21, 2, 25), probs (N * 21, 5))``, the next player on roll in row 1
     and the probabilities for them. A finished game is repeated (seen from the other side).
+    ``movers``: each board's player's cube state, to rank moves by match winning chance.
     """
     n = len(boards)
     after = swap_sides(boards).repeat_interleave(N_ROLLS, 0)
@@ -137,11 +161,31 @@ def _best_replies(evaluator: Evaluator, boards: torch.Tensor) -> tuple[torch.Ten
             boards.index_select(0, chunk).repeat_interleave(N_ROLLS, 0), rolls.repeat(m, 1)
         )
         values = afterstate_values(evaluator, children)
-        best = segment_argmax(cubeless_equity(values), parent, m * N_ROLLS)
+        score = cubeless_equity(values)
+        if movers is not None:
+            score = torch.as_tensor(_match_scores(values, chunk[parent // N_ROLLS], movers, met))
+        best = segment_argmax(score, parent, m * N_ROLLS)
         rows = (chunk[:, None] * N_ROLLS + spread[None, :]).reshape(-1)
         after[rows] = swap_sides(children.index_select(0, best))
         probs[rows] = invert(values.index_select(0, best)).to(probs)
     return after, probs
+
+
+def _match_scores(values: torch.Tensor, board: torch.Tensor, movers, met) -> np.ndarray:
+    """Each child's rank for its mover: cubeless MWC in a match, cubeless equity in money play."""
+    values = values.double().cpu().numpy()
+    board = board.cpu().numpy()
+    out = np.empty(len(values))
+    groups: dict[CubeState, list[int]] = {}
+    for b in np.unique(board):
+        groups.setdefault(movers[b], []).append(int(b))
+    for state, members in groups.items():
+        rows = np.isin(board, members)
+        if state.is_money:
+            out[rows] = cubeless_equity(torch.as_tensor(values[rows])).numpy()
+        else:
+            out[rows] = match.cubeless_mwc(values[rows], state, met)
+    return out
 
 
 def cube_analysis(

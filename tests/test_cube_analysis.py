@@ -265,3 +265,32 @@ def test_cube_action_says_why_the_cube_cannot_be_turned():
     crawford = MatchState(match_length=7, score=(6, 3), crawford=True)
     with pytest.raises(ValueError, match="Crawford game: no doubling"):
         cube_action(ON_ROLL_WINS, decode_position_id("AQAAKAAAAAAAAA"), crawford)
+
+
+def test_in_a_match_the_lookahead_picks_each_reply_by_the_movers_match_winning_chance():
+    """At 1-away post-Crawford gammons are worth nothing to the leader and everything to the
+    trailer: the tree's replies maximise the mover's cubeless MWC at the score, not money equity."""
+    from bgai.bots import evaluator_of
+    from bgai.cube.match import cubeless_mwc
+    from bgai.engine.board import swap_sides
+    from bgai.engine.dice import ROLLS
+    from bgai.engine.movegen import expand
+    from bgai.model.probs import invert
+    from bgai.search.evaluator import afterstate_values
+    from bgai.specs import load_player
+
+    evaluator = evaluator_of(load_player("best"))[0]
+    # best-intermediate-006, game 6, move 10, the sides swapped: the leader (1-away, owning the
+    # 2-cube) on roll against the trailer at 3-away
+    board = swap_sides(torch.as_tensor(decode_position_id("0zrIAQyx7Q0GAA"))[None])
+    leader = CubeState.match(7, 6, 4, cube=2, owner=Owner.ME)
+    money = roll_tree(evaluator, board, 1)
+    tree = roll_tree(evaluator, board, 1, states=[leader])
+    assert np.array_equal(roll_tree(evaluator, board, 1, states=[CubeState.money()]).probs, money.probs)
+    children, parent = expand(board.repeat(21, 1, 1), ROLLS)
+    mwc = cubeless_mwc(afterstate_values(evaluator, children).double().numpy(), leader)
+    chosen = cubeless_mwc(invert(tree.probs), leader)  # the leader's MWC of each roll's reply
+    best = np.array([mwc[parent.numpy() == r].max() for r in range(21)])
+    np.testing.assert_allclose(chosen, best, atol=1e-6)
+    by_money = cubeless_mwc(invert(money.probs), leader)
+    assert (by_money <= best + 1e-9).all() and (by_money < best - 1e-4).any()  # here it matters

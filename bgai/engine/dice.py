@@ -38,14 +38,19 @@ def opening_roll(n: int, generator: torch.Generator | None = None) -> torch.Tens
     return dice
 
 
-def dice_of(seed: int, streams: np.ndarray, turns: np.ndarray) -> np.ndarray:
+def dice_of(seed: int | np.ndarray, streams: np.ndarray, turns: np.ndarray) -> np.ndarray:
     """Roll ``turns[j]`` of stream ``streams[j]``: ``(n, 2)`` dice from a seeded counter hash.
 
     A stream is the same sequence of rolls however many others are drawn alongside it, so
     duplicate games (the bench) and the trials of different moves (rollouts) share dice.
+    ``seed`` is one for all streams or one per stream (int64 values).
     """
     with np.errstate(over="ignore"):
-        key = splitmix64(np.full(len(streams), seed & (2**64 - 1), dtype=np.uint64))
+        if np.ndim(seed):
+            seeds = np.asarray(seed, dtype=np.int64).astype(np.uint64)
+        else:
+            seeds = np.full(len(streams), seed & (2**64 - 1), dtype=np.uint64)
+        key = splitmix64(seeds)
         key = splitmix64(key + np.asarray(streams, dtype=np.uint64))
         value = splitmix64(key + np.asarray(turns, dtype=np.uint64)) % np.uint64(36)
     value = value.astype(np.int64)

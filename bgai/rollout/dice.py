@@ -22,12 +22,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from bgai.engine.dice import dice_of
+from bgai.engine.dice import dice_of, splitmix64
 
 QUASI_DEPTH = 3
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=4096)
 def _permutations(seed: int) -> np.ndarray:
     """``(QUASI_DEPTH, QUASI_DEPTH, 36)`` seeded permutations of the 36 ordered rolls, by
     ``[level, roll]``."""
@@ -35,15 +35,33 @@ def _permutations(seed: int) -> np.ndarray:
     return np.stack([np.stack([rng.permutation(36) for _ in range(QUASI_DEPTH)]) for _ in range(QUASI_DEPTH)])
 
 
-def trial_dice(seed: int, trials: np.ndarray, ply: int, quasi_random: bool = True) -> np.ndarray:
-    """``(n, 2)`` dice of roll ``ply`` (0 = the root's first roll) in each of ``trials``."""
+def position_seeds(seed: int, boards) -> np.ndarray:
+    """``(N,)`` int64 dice seeds: the rollout's ``seed`` mixed with each position itself, so that
+    a position rolls the same dice alone or in any batch, and different positions independent
+    ones (shared dice would tie the errors of a batch's positions together)."""
+    flat = np.asarray(boards, dtype=np.int64).reshape(len(boards), -1).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        key = splitmix64(np.full(len(flat), seed & (2**64 - 1), dtype=np.uint64))
+        for column in range(flat.shape[1]):
+            key = splitmix64(key + flat[:, column] * np.uint64(column + 1))
+    return key.astype(np.int64)
+
+
+def trial_dice(seed: int | np.ndarray, trials: np.ndarray, ply: int, quasi_random: bool = True) -> np.ndarray:
+    """``(n, 2)`` dice of roll ``ply`` (0 = the root's first roll) in each of ``trials``;
+    ``seed`` one for all trials or one per trial (each trial's position's)."""
     trials = np.asarray(trials, dtype=np.int64)
     if not quasi_random or ply >= QUASI_DEPTH:
         return dice_of(seed, trials, np.full(len(trials), ply))
-    perm = _permutations(seed)
-    outcome = perm[0, ply][trials % 36]
+    if np.ndim(seed):
+        distinct, which = np.unique(np.asarray(seed, dtype=np.int64), return_inverse=True)
+        perm = np.stack([_permutations(int(s)) for s in distinct])  # (seeds, level, roll, 36)
+        which = which.reshape(-1)
+    else:
+        perm, which = _permutations(seed)[None], np.zeros(len(trials), dtype=np.int64)
+    outcome = perm[which, 0, ply, trials % 36]
     for level in range(1, ply + 1):
-        outcome = perm[level, ply][((trials // 36**level) % 36 + outcome) % 36]
+        outcome = perm[which, level, ply, ((trials // 36**level) % 36 + outcome) % 36]
     return np.stack([outcome // 6 + 1, outcome % 6 + 1], 1)
 
 

@@ -31,6 +31,7 @@ from bgai.cube.met import kazaross_xg2
 from bgai.engine.board import swap_sides
 from bgai.model.probs import invert
 from bgai.rollout import trials as T
+from bgai.rollout.dice import position_seeds
 from bgai.search.evaluator import Evaluator, terminal_probs
 from bgai.search.ply import DEFAULT_FILTER, FilterStage, MoveFilter, keep_by_filter, score_candidates
 
@@ -184,7 +185,10 @@ def rollout_positions(
         start = T.CubeStart(cube, cubes, np.tile([owner, T.TAKER][:branches], n))
         groups = [np.arange(i * branches, (i + 1) * branches) for i in range(n)] if branches == 2 else []
     per_position = len(roots) // n
-    sums, interrupted = _run(evaluator, roots, settings, start, groups, T.CUBEFUL, progress, per_position)
+    seeds = np.repeat(position_seeds(settings.seed, boards.cpu()), per_position)  # branches share dice
+    sums, interrupted = _run(
+        evaluator, roots, settings, start, groups, T.CUBEFUL, progress, per_position, seeds
+    )
     mean, se = sums.mean(), sums.se()
     first = np.arange(n) * per_position
     out = dict(
@@ -246,7 +250,12 @@ def rollout_moves(
     afterstates = cands.boards[keep]
     roots = swap_sides(afterstates)
     members = np.arange(len(roots))
-    sums, interrupted = _run(evaluator, roots, settings, None, [members], T.EQUITY, progress, len(roots))
+    seeds = np.repeat(
+        position_seeds(settings.seed, boards.cpu()), len(roots)
+    )  # every candidate the same dice
+    sums, interrupted = _run(
+        evaluator, roots, settings, None, [members], T.EQUITY, progress, len(roots), seeds
+    )
     mean, se = sums.mean(), sums.se()
     equity = -mean[:, T.EQUITY]  # the roots are the opponent's; the mover's view is the inverse
     probs = torch.as_tensor(mean[:, T.PROBS])
@@ -277,8 +286,11 @@ def _check_positions(boards) -> torch.Tensor:
     return boards
 
 
-def _run(evaluator, roots, settings: RolloutSettings, start, groups, cross_channel, progress, per_position):
-    """Blocks of trials until every root has ``settings.trials`` or meets the stop rule."""
+def _run(
+    evaluator, roots, settings: RolloutSettings, start, groups, cross_channel, progress, per_position, seeds
+):
+    """Blocks of trials until every root has ``settings.trials`` or meets the stop rule;
+    ``seeds``: each root's dice seed."""
     channels = 7 if start is not None else 6
     r = len(roots)
     sums = _Sums(np.zeros(r, dtype=np.int64), np.zeros((r, channels)), np.zeros((r, channels)))
@@ -292,7 +304,12 @@ def _run(evaluator, roots, settings: RolloutSettings, start, groups, cross_chann
             ids = np.arange(done, min(done + settings.block, settings.trials))
             sub = None if start is None else T.CubeStart(start.state, start.cube[active], start.owner[active])
             est = pool.play(
-                roots[torch.as_tensor(active, device=roots.device)], ids, settings.play(), sub, exact
+                roots[torch.as_tensor(active, device=roots.device)],
+                ids,
+                settings.play(),
+                sub,
+                exact,
+                seeds[active],
             )
             sums.add(active, est, groups, cross_channel)
             done += len(ids)
@@ -323,8 +340,8 @@ _WORKER_EVALUATOR: Evaluator | None = None
 
 
 def _worker_play(args):
-    roots, ids, play, start, exact = args
-    return T.play_block(_WORKER_EVALUATOR, roots, ids, play, start, exact)
+    roots, ids, play, start, exact, seeds = args
+    return T.play_block(_WORKER_EVALUATOR, roots, ids, play, start, exact, seeds)
 
 
 def _worker_init() -> None:
@@ -344,25 +361,25 @@ class _Workers:
         global _WORKER_EVALUATOR
         self.evaluator, self.pool, self.processes = evaluator, None, processes
         self.rank, self.world = distributed()
-        if processes > 1:
+        if processes > 1 and getattr(evaluator, "fork_safe", True):  # gnubg: one process
             _WORKER_EVALUATOR = evaluator
             self.pool = multiprocessing.get_context("fork").Pool(processes, initializer=_worker_init)
 
-    def play(self, roots, ids, play, start, exact) -> np.ndarray:
+    def play(self, roots, ids, play, start, exact, seeds) -> np.ndarray:
         if self.world > 1:
             import torch.distributed as dist
 
-            mine = self._local(roots, np.array_split(ids, self.world)[self.rank], play, start, exact)
+            mine = self._local(roots, np.array_split(ids, self.world)[self.rank], play, start, exact, seeds)
             parts: list = [None] * self.world
             dist.all_gather_object(parts, mine)
             return np.concatenate([p for p in parts if p.shape[1]], 1)
-        return self._local(roots, ids, play, start, exact)
+        return self._local(roots, ids, play, start, exact, seeds)
 
-    def _local(self, roots, ids, play, start, exact) -> np.ndarray:
+    def _local(self, roots, ids, play, start, exact, seeds) -> np.ndarray:
         if self.pool is None or len(ids) < 2:
-            return T.play_block(self.evaluator, roots, ids, play, start, exact)
+            return T.play_block(self.evaluator, roots, ids, play, start, exact, seeds)
         shares = [s for s in np.array_split(ids, self.processes) if len(s)]
-        parts = self.pool.map(_worker_play, [(roots, s, play, start, exact) for s in shares])
+        parts = self.pool.map(_worker_play, [(roots, s, play, start, exact, seeds) for s in shares])
         return np.concatenate(parts, 1)
 
     def close(self) -> None:

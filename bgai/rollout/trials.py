@@ -156,16 +156,20 @@ def play_block(
     play: Play,
     cube: CubeStart | None = None,
     exact=None,
+    seeds: np.ndarray | None = None,
 ) -> np.ndarray:
     """``(R, B, C)`` estimates of trials ``trials`` (B) of each root ``(R, 2, 25)``.
 
     ``exact``: a :class:`~bgai.bearoff.BearoffEvaluator` for step 2 (``None``: no bear-off stop).
+    ``seeds``: each root's dice seed (:func:`bgai.rollout.dice.position_seeds`; default: ``play.seed``
+    for all, so that every root rolls the same dice in trial ``i``).
     """
     device = roots.device
     n_roots, n_trials = len(roots), len(trials)
     m = n_roots * n_trials
     board = roots.repeat_interleave(n_trials, 0).clone()
     trial = np.tile(np.asarray(trials, dtype=np.int64), n_roots)
+    seed = play.seed if seeds is None else np.repeat(np.asarray(seeds, dtype=np.int64), n_trials)
     result = np.zeros((m, 7 if cube is not None else 6))
     luck = np.zeros_like(result)
     live = np.arange(m)
@@ -214,7 +218,7 @@ def play_block(
         x = cube_efficiencies(b) if rules is not None else None
         if rules is not None and ply > 0:
             _offer_cube(full, rules, trials_cube, b, x, live, ply, result)
-        dice = trial_dice(play.seed, trial[live], ply, play.quasi_random)
+        dice = trial_dice(seed if seeds is None else seed[live], trial[live], ply, play.quasi_random)
         cube_part = None if rules is None else (rules, trials_cube, x)
         children = _move(evaluator, full, b, dice, play, ply, live, luck, cube_part)
         won = _np(game_value(children)).astype(np.int64)

@@ -158,6 +158,9 @@ class GnubgEvaluator(_Base):
     A Python loop over boards is unavoidable: gnubg_nn has no batched call.
     """
 
+    fork_safe = False
+    """gnubg's C library keeps threads and locks: a process forked from one that uses it can hang."""
+
     def __init__(self, plies: int = 0) -> None:
         gnubg.nn()  # a missing package is one line now, not at the first evaluation
         self.plies = int(plies)

@@ -42,8 +42,19 @@ def nn():
 
 
 def program():
-    """The ``gnubg`` module (the program's commands and IDs), or an ``ImportError`` saying how."""
-    return _import("gnubg", "gnubg")
+    """The ``gnubg`` module (the program's commands and IDs), or an ``ImportError`` saying how.
+
+    On first use it is set to one thread: with its default (one per CPU) a command such as
+    ``new session`` or ``hint`` now and then never returns."""
+    global _PROGRAM
+    if _PROGRAM is None:
+        module = _import("gnubg", "gnubg")
+        module.command("set threads 1")
+        _PROGRAM = module
+    return _PROGRAM
+
+
+_PROGRAM = None
 
 
 def available() -> bool:

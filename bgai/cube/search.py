@@ -37,7 +37,8 @@ Simplifications compared with gnubg (deliberate):
 Measured (``scripts/measure/cube_quality.py --player gnubg --plies 2``): with gnubg's own 0-ply net as
 the evaluator, this search gives gnubg 2-ply's proper cube action on 99.3 % of 5000 (position,
 cube state) pairs (1000 self-play positions x money centred and owned, 7pt 0-0, 5pt 2a-4a,
-7pt post-Crawford 4a-1a), and loses under 0.0001 equity per decision by gnubg's equities.
+7pt post-Crawford 4a-1a), and loses under 0.0001 equity per decision by gnubg's equities
+(measured before match play chose the search's moves by match winning chance).
 """
 
 from __future__ import annotations

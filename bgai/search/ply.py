@@ -204,11 +204,14 @@ def score_candidates(
     dice: torch.Tensor,
     plies: int = 0,
     move_filter: MoveFilter = DEFAULT_FILTER,
+    rank: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
 ) -> Candidates:
     """Every legal afterstate of each (board, dice) pair, valued at up to ``plies``.
 
     All candidates are ranked at 0-ply; the filter's survivors are valued again at each
-    deeper ply the filter names, and finally at ``plies``.
+    deeper ply the filter names, and finally at ``plies``. They are ranked by cubeless money
+    equity, or by ``rank(probs, parent)`` (``(M,)``, the mover's equity on another scale, e.g.
+    match winning chance at the score), which ``equity`` then holds.
     """
     boards, dice = torch.as_tensor(boards), torch.as_tensor(dice)
     if plies < 0:
@@ -218,7 +221,11 @@ def score_candidates(
     n = len(boards)
     children, parent = expand(boards, dice)
     probs = afterstate_values(evaluator, children)
-    equity = cubeless_equity(probs)
+
+    def value(p: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        return cubeless_equity(p) if rank is None else torch.as_tensor(rank(p, parent[rows])).to(p)
+
+    equity = value(probs, torch.arange(len(children), device=children.device))
     ply = torch.zeros(len(children), dtype=torch.long, device=children.device)
     alive = torch.arange(len(children), device=children.device)
     levels = ([k for k in range(1, plies) if move_filter[k] is not None] + [plies]) if plies else []
@@ -228,7 +235,7 @@ def score_candidates(
         alive = alive[keep]
         deeper = afterstate_values_at(evaluator, children.index_select(0, alive), level)
         probs[alive] = deeper.to(probs)
-        equity[alive] = cubeless_equity(deeper).to(equity)
+        equity[alive] = value(deeper, alive).to(equity)
         ply[alive] = level
         current = level
     return Candidates(children, parent, probs, equity, ply)

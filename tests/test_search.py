@@ -143,6 +143,21 @@ def test_deeper_search_values_only_the_filter_survivors(evaluator, middle_games)
         assert 1 <= survivors.sum() <= 8
 
 
+def test_candidates_can_be_ranked_and_filtered_on_another_scale(evaluator, middle_games):
+    """A rank (e.g. match winning chance at the score) replaces cubeless equity in the filter."""
+    boards, dice = middle_games[0][:4], middle_games[1][:4]
+
+    def gammons_only(probs, parent):  # a scale on which only the gammons count
+        return probs[:, 1] - probs[:, 3]
+
+    c = score_candidates(evaluator, boards, dice, plies=1, rank=gammons_only)
+    torch.testing.assert_close(c.equity, gammons_only(c.probs, c.parent).to(c.equity))
+    zero = score_candidates(evaluator, boards, dice, plies=0, rank=gammons_only)
+    for p in range(4):  # the 1-ply survivors are the best by that scale at 0-ply
+        mine = zero.parent == p
+        assert c.ply[mine][zero.equity[mine].argmax()] == 1
+
+
 def test_rank_moves_lists_every_candidate_best_first(evaluator, middle_games):
     board, dice = middle_games[0][3], middle_games[1][3]
     ranked = rank_moves(evaluator, board.numpy(), dice, plies=1)

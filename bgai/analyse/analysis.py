@@ -50,7 +50,7 @@ from bgai.engine.board import checkers_per_side, swap_sides
 from bgai.engine.movegen import expand
 from bgai.engine.steps import move_steps
 from bgai.formats import MatchRecord, MatchState, encode_gnubg_id, format_move
-from bgai.model.probs import cubeless_equity, invert
+from bgai.model.probs import invert
 from bgai.opponent.grade import rating_class
 from bgai.search import ROLL_WEIGHTS, ROLLS, keep_by_filter, roll_moves, score_candidates
 
@@ -306,25 +306,6 @@ class _Cubeful:
                 out[rows] = match_cube.mwc_to_equity(1.0 - value, state, self.met)
         return out
 
-    def cubeless(self, probs, states: Sequence[CubeState], which: np.ndarray) -> np.ndarray:
-        """Each mover's cubeless equity, normalised (in a match: its cubeless match winning
-        chance at the score, as equity): how gnubg's analysis filter ranks candidates, up to the
-        cube. ``states[which[i]]`` is row ``i``'s mover's cube state."""
-        probs = np.asarray(
-            probs.detach().cpu() if isinstance(probs, torch.Tensor) else probs, dtype=np.float64
-        )
-        out = cubeless_equity(torch.as_tensor(probs)).numpy()
-        ids = {}
-        for k, state in enumerate(states):
-            if not state.is_money:
-                ids.setdefault(state, []).append(k)
-        for state, members in ids.items():
-            rows = np.isin(which, members)
-            out[rows] = match_cube.mwc_to_equity(
-                match_cube.cubeless_mwc(probs[rows], state, self.met), state, self.met
-            )
-        return out
-
     def cost(self, equity: np.ndarray | float, state: CubeState) -> np.ndarray:
         """Normalised equity as points (money: x cube) or match winning chance (match)."""
         equity = np.asarray(equity, dtype=np.float64)
@@ -487,7 +468,9 @@ def _checker_play(
         dice[index],
         max(plies - 1, 0),
         judge.move_filter,
-        rank=lambda probs, parent: cubeful.cubeless(probs, mover_states, parent.cpu().numpy()),
+        rank=lambda probs, parent: match_cube.normalised_cubeless(
+            probs.cpu(), mover_states, parent.cpu(), cubeful.met
+        ),
     )
     cand_boards, parents = c.boards.to(torch.int8), c.parent.numpy()
     after = _boards(sub, "after")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from bgai.cube.met import MatchEquityTable, kazaross_xg2
-from bgai.cube.money import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G, as_probs, line_through
+from bgai.cube.money import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G, as_probs, cubeless_equity, line_through
 from bgai.cube.state import CubeState, Owner
 
 
@@ -59,6 +59,25 @@ def cubeless_mwc(probs, state: CubeState, met: MatchEquityTable | None = None) -
         axis=1,
     )
     return shares @ outcomes
+
+
+def normalised_cubeless(probs, states, which, met: MatchEquityTable | None = None) -> np.ndarray:
+    """Each row's cubeless value for its player, as normalised equity: the money equity, or in a
+    match the cubeless MWC at the score (gammons priced by the MET), which is how gnubg's move
+    filters and searches rank moves, up to the cube. ``states[which[i]]`` is row ``i``'s state."""
+    p = as_probs(np.asarray(probs, dtype=np.float64))
+    which = np.asarray(which)
+    out = cubeless_equity(p)
+    rows_of: dict[CubeState, list[int]] = {}
+    for k in np.unique(which):
+        if not states[k].is_money:
+            rows_of.setdefault(states[k], []).append(int(k))
+    if rows_of:
+        met = met or kazaross_xg2()
+    for state, members in rows_of.items():
+        rows = np.isin(which, members)
+        out[rows] = mwc_to_equity(cubeless_mwc(p[rows], state, met), state, met)
+    return out
 
 
 def _auto_redouble_stake(doubler_away: int, taker_away: int, cube: int) -> int:

@@ -164,29 +164,13 @@ def _best_replies(
         values = afterstate_values(evaluator, children)
         score = cubeless_equity(values)
         if movers is not None:
-            score = torch.as_tensor(_match_scores(values, chunk[parent // N_ROLLS], movers, met))
+            which = (chunk[parent // N_ROLLS]).cpu().numpy()
+            score = torch.as_tensor(match.normalised_cubeless(values.double().cpu(), movers, which, met))
         best = segment_argmax(score, parent, m * N_ROLLS)
         rows = (chunk[:, None] * N_ROLLS + spread[None, :]).reshape(-1)
         after[rows] = swap_sides(children.index_select(0, best))
         probs[rows] = invert(values.index_select(0, best)).to(probs)
     return after, probs
-
-
-def _match_scores(values: torch.Tensor, board: torch.Tensor, movers, met) -> np.ndarray:
-    """Each child's rank for its mover: cubeless MWC in a match, cubeless equity in money play."""
-    values = values.double().cpu().numpy()
-    board = board.cpu().numpy()
-    out = np.empty(len(values))
-    groups: dict[CubeState, list[int]] = {}
-    for b in np.unique(board):
-        groups.setdefault(movers[b], []).append(int(b))
-    for state, members in groups.items():
-        rows = np.isin(board, members)
-        if state.is_money:
-            out[rows] = cubeless_equity(torch.as_tensor(values[rows])).numpy()
-        else:
-            out[rows] = match.cubeless_mwc(values[rows], state, met)
-    return out
 
 
 def cube_analysis(

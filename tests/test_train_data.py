@@ -94,6 +94,18 @@ def test_labels_resume_after_each_chunk_and_shards_cover_the_database(database, 
         label(best, database, LabelJob(kind="ply0", chunk=100, shard=(0, 2), seed=5))
 
 
+def test_a_job_stopped_early_has_labelled_a_fair_sample(database):
+    """The database holds games in the order they were played; a job takes a shuffled order."""
+    db = PositionDatabase.load(database)
+    rows = LabelJob(kind="ply0").selection(db)
+    assert sorted(rows) == list(range(len(db)))
+    first = rows[: len(db) // 4]
+    assert abs(np.median(first) - len(db) / 2) < len(db) / 8  # not the first games
+    share = np.bincount(db.klass[first], minlength=5) / len(first)
+    np.testing.assert_allclose(share, np.bincount(db.klass, minlength=5) / len(db), atol=0.08)
+    assert not np.array_equal(rows, LabelJob(kind="ply0", seed=1).selection(db))
+
+
 def test_rollout_labels_carry_their_standard_errors(database, best):
     job = LabelJob(kind="rollout", trials=6, truncate=2, classes=("backgame",), chunk=4)
     labels = label(best, database, job, stop_after=0.0)

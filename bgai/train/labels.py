@@ -3,8 +3,10 @@
 A label is the five probabilities for the player on roll before the roll, with the
 standard error of its equity (0 for a search value). Labelling is a long job, so it runs in
 chunks and keeps what it has: after each chunk the label file is rewritten atomically with
-every label so far, and a restarted job carries on after the last one. ``shard=(k, n)``
-takes positions ``k, k + n, k + 2n, ...`` so that ``n`` processes (or machines) share one
+every label so far, and a restarted job carries on after the last one. Positions are taken in
+an order shuffled by the job's seed, so a job stopped early (``--hours``) has labelled a fair
+sample of its classes, not the database's first games. ``shard=(k, n)`` takes every ``n``-th
+position of that order from the ``k``-th, so that ``n`` processes (or machines) share one
 database, each writing its own file; :func:`load_labels` merges them.
 
 Label kinds: ``ply0``, ``ply1``, ``ply2`` (:func:`bgai.search.evaluate_position`) and
@@ -87,7 +89,7 @@ class LabelJob:
         return Path(folder) / "labels" / f"{self.name}.{k}of{n}.npz"
 
     def selection(self, db: PositionDatabase) -> np.ndarray:
-        """Indices of the positions this job (shard) labels, in order."""
+        """Indices of the positions this job (shard) labels, in its order (shuffled by the seed)."""
         rows = np.arange(len(db))
         keep = np.ones(len(db), dtype=bool)
         if self.classes:
@@ -95,6 +97,7 @@ class LabelJob:
         if self.held_out_only:
             keep &= db.held_out
         rows = rows[keep]
+        rows = rows[np.random.default_rng(self.seed).permutation(len(rows))]
         k, n = self.shard
         return rows[k::n]
 

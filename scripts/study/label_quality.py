@@ -1,4 +1,4 @@
-"""Which labels are worth fitting? Each label set and net against gnubg 2-ply, per class.
+"""Which labels are worth fitting? Each label set and net against a judge, per class.
 
     python scripts/study/label_quality.py runs/data/db1 --positions 2000 --labels ply1-best \
         --nets best,runs/fit/p1_h128/best.pt
@@ -8,7 +8,9 @@ Supervised training can only bring a net as close to the truth as its labels are
 bear-offs, which the databases answer exactly), and reports the mean absolute and the mean
 signed cubeless-equity error of every label set and of every net at 0-ply (with its bear-off
 databases), judged by gnubg's 2-ply evaluation (gnubg judges here; it never labels training
-data). Intervals are 95 %.
+data) or, with ``--judge NAME``, by a label set of the database (rollouts: its positions only,
+and the mean standard error of its equities is printed, since that noise adds to every
+error). Intervals are 95 %.
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=2000)
     parser.add_argument("--labels", default="ply1-best", help="label names, comma separated")
     parser.add_argument("--nets", default="best", help="player specs valued at 0-ply, comma separated")
+    parser.add_argument("--judge", default="gnubg2", help="gnubg2 or a label name of the database")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     db = PositionDatabase.load(args.database)
-    labels = {name: load_labels(args.database, name) for name in args.labels.split(",") if name}
+    names = [name for name in args.labels.split(",") if name]
+    labels = {name: load_labels(args.database, name) for name in names + [args.judge] if name != "gnubg2"}
     covered = np.ones(len(db), dtype=bool)
     for lab in labels.values():
         has = np.zeros(len(db), dtype=bool)
@@ -53,25 +57,38 @@ def main() -> None:
         ]
     )
     boards = torch.as_tensor(db.boards[rows])
-    judge = cubeless_equity(GnubgEvaluator(2).evaluate(boards)).numpy()
-    errors = {}
-    for name, lab in labels.items():
-        where = np.searchsorted(lab.index, rows)
-        errors[f"labels {name}"] = cubeless_equity(torch.as_tensor(lab.probs[where])).numpy() - judge
+    equities = {
+        name: cubeless_equity(torch.as_tensor(lab.probs[np.searchsorted(lab.index, rows)])).numpy()
+        for name, lab in labels.items()
+    }
+    if args.judge == "gnubg2":
+        judge, judge_name = cubeless_equity(GnubgEvaluator(2).evaluate(boards)).numpy(), "gnubg 2-ply"
+    else:
+        judge = equities[args.judge]
+        se = labels[args.judge].se[np.searchsorted(labels[args.judge].index, rows)]
+        judge_name = f"labels {args.judge} (mean SE {se.mean():.4f})"
+    errors = {f"labels {name}": equities[name] - judge for name in names}
     for spec in args.nets.split(","):
         evaluator = evaluator_of(load_player(spec), "judging")[0]
         errors[f"net {spec}"] = cubeless_equity(evaluator.evaluate(boards)).numpy() - judge
     klass = db.klass[rows]
     print(
-        f"cubeless equity error against gnubg 2-ply, {len(rows)} held-out positions "
+        f"cubeless equity error against {judge_name}, {len(rows)} held-out positions "
         f"({', '.join(f'{c} {int((klass == CLASSES.index(c)).sum())}' for c in classes)})"
     )
     for title, measure in (("mean absolute error", np.abs), ("mean signed error (bias)", lambda e: e)):
         print(f"{title:<40}" + "".join(f"{c:>18}" for c in ["all", *classes]))
         for name, err in errors.items():
             e = measure(err)
-            cells = [mean_ci95(e)] + [mean_ci95(e[klass == CLASSES.index(c)]) for c in classes]
-            print(f"{name:<40}" + "".join(f"{m:>+10.4f} ± {h:.4f}" for m, h in cells))
+            cells = [e] + [e[klass == CLASSES.index(c)] for c in classes]
+            print(f"{name:<40}" + "".join(_cell(c) for c in cells))
+
+
+def _cell(errors: np.ndarray) -> str:
+    if not len(errors):
+        return f"{'—':>18}"
+    m, h = mean_ci95(errors)
+    return f"{m:>+10.4f} ± {h:.4f}"
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from bgai.cli.main import main
 from bgai.engine.board import pip_counts, validate_board
 from bgai.engine.sampling import backgame_starts
 from bgai.specs import load_player
-from bgai.train.fit import FitConfig, fit
+from bgai.train.fit import FitConfig, fit, training_data
 from bgai.train.labels import LabelJob, label, load_labels
 from bgai.train.positions import CLASSES, PositionDatabase, build_database, classify
 from tests.positions import pos
@@ -128,9 +128,34 @@ def test_fit_starts_from_the_trained_net_keeps_the_best_and_resumes(database, be
         fit(FitConfig(database=database, labels=("ply0-best",), lr=1e-2), tmp_path / "run")
 
 
+def test_label_sets_carry_their_weights_and_later_ones_win(database, best):
+    label(best, database, LabelJob(kind="ply0", chunk=1000))
+    label(best, database, LabelJob(kind="ply1", classes=("backgame",), chunk=1000))
+    cfg = FitConfig(database=database, labels=("ply0-best:0.25", "ply1-best-backgame"))
+    db, rows, targets, weights = training_data(cfg)
+    back = db.klass[rows] == CLASSES.index("backgame")
+    assert back.any() and (~back).any() and len(rows) == len(db)
+    assert np.all(weights[back] == 1.0) and np.all(weights[~back] == 0.25)
+    np.testing.assert_array_equal(targets[back], load_labels(database, "ply1-best-backgame").probs)
+    assert not np.allclose(targets[back], load_labels(database, "ply0-best").probs[rows[back]])
+
+
+def test_the_fitting_loss_weighs_each_position():
+    from bgai.train.fit import _loss
+
+    probs = torch.tensor([[0.5, 0.1, 0.0, 0.1, 0.0], [0.9, 0.3, 0.0, 0.0, 0.0]])
+    target = torch.tensor([[0.5, 0.1, 0.0, 0.1, 0.0], [0.1, 0.0, 0.0, 0.3, 0.0]])
+    for kind in ("mse", "ce"):
+        alone = _loss(probs[:1], target[:1], torch.ones(1), kind)
+        assert float(_loss(probs, target, torch.tensor([1.0, 0.0]), kind)) == pytest.approx(float(alone))
+        assert float(_loss(probs, target, torch.tensor([1.0, 1.0]), kind)) > float(alone)
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
+        (dict(labels=("ply2-best:0",)), "positive weight"),
+        (dict(labels=("ply2-best:x",)), "positive weight"),
         (dict(loss="l1"), "loss must be"),
         (dict(epochs=0), "epochs must be"),
         (dict(lr=0), "lr must be"),

@@ -24,7 +24,8 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--labels",
         required=True,
-        help="label names, comma separated (later ones win on shared positions), e.g. ply2-best",
+        help="label names, comma separated (later ones win on shared positions), each with an optional "
+        "loss weight, e.g. ply1-best:0.1,rollout36t7-best",
     )
     parser.add_argument("--init", default="best", help="start from this checkpoint or shipped name (best)")
     parser.add_argument("--hidden", default="", help="hidden sizes, e.g. 256 or 256,128 (default: init's)")

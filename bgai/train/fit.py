@@ -11,6 +11,9 @@ run folder.
 
 Losses: ``mse`` (squared error of the five probabilities plus that of the equity) or ``ce``
 (binary cross-entropy of each of the five probabilities, plus the equity's squared error).
+A label set may carry a weight (``rollout36t7-best:1,ply1-best:0.1``): each position's loss
+counts with the weight of the set that labels it, so accurate but scarce rollout labels can
+lead while cheap search labels of the other positions only hold the net where it was.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ class FitConfig:
     """One fitting run; saved as ``fit.json`` in the run folder."""
 
     database: str
-    labels: tuple[str, ...]  # label names, later ones override earlier ones on the same position
+    labels: tuple[str, ...]  # label names (``name`` or ``name:weight``), later ones win on a position
     init: str = "best"
     hidden: tuple[int, ...] = ()  # () keeps the init net's sizes
     encoding: str = ""  # "" keeps the init net's encoding
@@ -66,24 +69,41 @@ class FitConfig:
             raise ValueError(f"hidden sizes must be positive, got {list(self.hidden)}")
         if not self.labels:
             raise ValueError("name at least one label set (e.g. ply2-best)")
+        for entry in self.labels:
+            label_weight(entry)
+
+
+def label_weight(entry: str) -> tuple[str, float]:
+    """``(name, weight)`` of a ``--labels`` entry ``name`` or ``name:weight``."""
+    name, _, weight = entry.partition(":")
+    try:
+        value = float(weight) if weight else 1.0
+    except ValueError:
+        value = float("nan")
+    if not name or not value > 0:
+        raise ValueError(f"a label set is NAME or NAME:WEIGHT with a positive weight, got {entry!r}")
+    return name, value
 
 
 _MAY_CHANGE = ("epochs", "patience")  # a resumed fit may run longer or wait longer
 
 
-def training_data(cfg: FitConfig) -> tuple[PositionDatabase, np.ndarray, np.ndarray]:
-    """(database, labelled rows, their target probabilities ``(M, 5)``)."""
+def training_data(cfg: FitConfig) -> tuple[PositionDatabase, np.ndarray, np.ndarray, np.ndarray]:
+    """(database, labelled rows, their target probabilities ``(M, 5)``, their weights ``(M,)``)."""
     db = PositionDatabase.load(cfg.database)
     targets = np.full((len(db), 5), np.nan, dtype=np.float32)
-    for name in cfg.labels:
+    weights = np.zeros(len(db), dtype=np.float32)
+    for entry in cfg.labels:
+        name, weight = label_weight(entry)
         labels = load_labels(cfg.database, name)
         if labels.index.max(initial=-1) >= len(db):
             raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
         targets[labels.index] = labels.probs
+        weights[labels.index] = weight
     rows = np.flatnonzero(~np.isnan(targets[:, 0]))
     if not len(rows):
         raise ValueError("no labelled positions")
-    return db, rows, targets[rows]
+    return db, rows, targets[rows], weights[rows]
 
 
 def initial_net(cfg: FitConfig) -> ValueNet:
@@ -116,7 +136,7 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
             raise ValueError(f"{run} holds a fit with other settings: choose another folder")
     saved.write_text(json.dumps(asdict(cfg), indent=2))
     torch.manual_seed(cfg.seed)
-    db, rows, targets = training_data(cfg)
+    db, rows, targets, weights = training_data(cfg)
     net = initial_net(cfg)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     state = {"epoch": 0, "best_loss": float("inf"), "since_best": 0, "history": []}
@@ -132,11 +152,12 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
     train_rows, test_rows = np.flatnonzero(~held), np.flatnonzero(held)
     x = _encode(net, db.boards[rows])
     y = torch.as_tensor(targets)
+    w = torch.as_tensor(weights)
     klass = db.klass[rows]
     writer = SummaryWriter(str(run), purge_step=state["epoch"] + 1)
     checkpoint = {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}
     if state["epoch"] == 0:  # the starting net is the one to beat
-        report = _measure(net, x, y, klass, test_rows, cfg.loss)
+        report = _measure(net, x, y, w, klass, test_rows, cfg.loss)
         state["history"].append({"epoch": 0, **report})
         state["best_loss"] = report["loss"]
         save_atomic(checkpoint, run / "best.pt")
@@ -149,13 +170,13 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
         total = 0.0
         for i in range(0, len(order), cfg.batch):
             batch = order[i : i + cfg.batch]
-            loss = _loss(net.forward_encoded(x[batch]), y[batch], cfg.loss)
+            loss = _loss(net.forward_encoded(x[batch]), y[batch], w[batch], cfg.loss)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             total += float(loss.detach()) * len(batch)
         state["epoch"] += 1
-        report = _measure(net, x, y, klass, test_rows, cfg.loss)
+        report = _measure(net, x, y, w, klass, test_rows, cfg.loss)
         report["train_loss"] = total / max(len(order), 1)
         report["seconds"] = time.monotonic() - t0
         state["history"].append({"epoch": state["epoch"], **report})
@@ -180,22 +201,24 @@ def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tens
         return torch.cat([net.encoding(b[i : i + chunk], net.checkers) for i in range(0, len(b), chunk)])
 
 
-def _loss(probs: torch.Tensor, target: torch.Tensor, kind: str) -> torch.Tensor:
-    equity = (cubeless_equity(probs) - cubeless_equity(target)).square().mean()
+def _loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tensor, kind: str) -> torch.Tensor:
+    """The weighted mean over positions of the loss ``kind`` plus the equity's squared error."""
+    each = (cubeless_equity(probs) - cubeless_equity(target)).square()
     if kind == "mse":
-        return (probs - target).square().sum(1).mean() + equity
-    p = probs.clamp(1e-6, 1 - 1e-6)
-    bce = -(target * p.log() + (1 - target) * (1 - p).log()).sum(1).mean()
-    return bce + equity
+        each = each + (probs - target).square().sum(1)
+    else:
+        p = probs.clamp(1e-6, 1 - 1e-6)
+        each = each - (target * p.log() + (1 - target) * (1 - p).log()).sum(1)
+    return (each * weight).sum() / weight.sum()
 
 
-def _measure(net: ValueNet, x, y, klass, rows, loss_kind: str) -> dict:
+def _measure(net: ValueNet, x, y, w, klass, rows, loss_kind: str) -> dict:
     net.eval()
     with torch.no_grad():
         idx = torch.as_tensor(rows)
         probs = torch.cat([net.forward_encoded(x[idx[i : i + 65536]]) for i in range(0, len(idx), 65536)])
         target = y[idx]
-        loss = float(_loss(probs, target, loss_kind)) if len(idx) else float("nan")
+        loss = float(_loss(probs, target, w[idx], loss_kind)) if len(idx) else float("nan")
         err = (cubeless_equity(probs) - cubeless_equity(target)).abs().numpy()
     report = {
         "loss": loss,

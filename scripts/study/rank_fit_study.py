@@ -3,6 +3,11 @@
     python scripts/study/rank_fit_study.py runs/data/db1 --pairs 20000 --hidden 128 --epochs 4
     python scripts/study/rank_fit_study.py runs/data/db1 --pairs 20000 --hidden 512 --lr 1e-3 --epochs 4
     python scripts/study/rank_fit_study.py runs/data/db1 --pairs 20000 --rank-weight 30 --equity-weight 0
+    python scripts/study/rank_fit_study.py runs/data/db1 --pairs 20000 --listwise 0.02 --epochs 6
+
+    # label many pairs in two processes first, then fit on them
+    python scripts/study/rank_fit_study.py runs/data/db1 --pairs 100000 --part 0/2 &
+    python scripts/study/rank_fit_study.py runs/data/db1 --pairs 100000 --part 1/2
 
 Playing at 0-ply with a net equal to the 1-ply value of every afterstate *is* playing at 1-ply,
 and ``best@1ply`` is far stronger than ``best``. So: label every legal afterstate of ``--pairs``
@@ -11,7 +16,9 @@ the net (grown to ``--hidden`` units) to them with :func:`bgai.train.distill.dis
 error of the probabilities, of the equity, and of the equity relative to its roll's other moves),
 and report after every two epochs how often its 0-ply move choice equals the 1-ply one, and the
 equity the 1-ply judge says it gives away, on 2,000 held-out pairs and on 1,500 training pairs.
-The labelled afterstates are cached next to the database (``study-ply1-afterstates-<pairs>.pt``).
+The labelled afterstates are cached next to the database (``study-ply1-afterstates-<pairs>.pt``);
+``--part K/N`` labels only every N-th pair from the K-th into its own file and stops, so that N
+processes share the labelling; a later run without ``--part`` merges the parts.
 """
 
 from __future__ import annotations
@@ -53,15 +60,27 @@ def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, n: int) -> torch.Te
     return shifted - torch.zeros(n).index_add_(0, group, shifted.exp()).log()[group]
 
 
-def listwise(net, data: LabelledAfterstates, epochs: int, lr: float, temperature: float, seed: int) -> None:
+def listwise(
+    net,
+    optimiser,
+    data: LabelledAfterstates,
+    x,
+    epochs: int,
+    temperature: float,
+    value_weight: float,
+    seed: int,
+) -> None:
     """Fit each roll's move choice: cross-entropy between the softmax of the teacher's equities
-    and of the net's over the moves of one (position, roll), batches of whole rolls."""
+    and of the net's over the moves of one (position, roll), batches of whole rolls (``x``: the
+    afterstates' encoded inputs, made once). The afterstates have the opponent on roll, so the
+    mover's best move is the one with the lowest equity: the softmax is of minus the equity.
+    The choice alone leaves the level of the values free (cube decisions need it), so
+    ``value_weight`` adds the squared error of the probabilities and of the equity."""
     gen = torch.Generator().manual_seed(seed)
     order = torch.argsort(data.group, stable=True)
     counts = torch.bincount(data.group, minlength=data.pairs)
     starts = torch.cumsum(counts, 0) - counts
-    teacher = cubeless_equity(data.probs)
-    optimiser = torch.optim.Adam(net.parameters(), lr=lr)
+    teacher = -cubeless_equity(data.probs)  # the mover's equity
     net.train()
     for _ in range(epochs):
         for groups in torch.randperm(data.pairs, generator=gen).split(64):
@@ -75,11 +94,14 @@ def listwise(net, data: LabelledAfterstates, epochs: int, lr: float, temperature
             rows = order[starts[groups].repeat_interleave(sizes) + offsets]
             local = torch.arange(len(groups)).repeat_interleave(sizes)
 
-            mine = _group_log_softmax(
-                cubeless_equity(net(data.boards[rows])) / temperature, local, len(groups)
-            )
+            probs = net.forward_encoded(x[rows])
+            equity = cubeless_equity(probs)
+            mine = _group_log_softmax(-equity / temperature, local, len(groups))
             target = _group_log_softmax(teacher[rows] / temperature, local, len(groups)).exp()
             loss = -(target * mine).sum() / len(groups)
+            if value_weight:
+                value = (probs - data.probs[rows]).square().sum(1) + (equity + teacher[rows]).square()
+                loss = loss + value_weight * value.mean()
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -103,15 +125,42 @@ def main() -> None:
         help="instead: softmax cross-entropy over each roll's moves at this temperature (equity)",
     )
     parser.add_argument("--save", type=Path, help="keep the fitted net as a checkpoint")
+    parser.add_argument(
+        "--value-weight", type=float, default=0.0, help="with --listwise: weight of the values"
+    )
+    parser.add_argument("--part", default="", help="K/N: only label every N-th pair from the K-th, then stop")
+    parser.add_argument("--report-every", type=int, default=2, help="epochs between agreement reports")
+    parser.add_argument("--report-pairs", type=int, default=2000, help="held-out pairs in each report")
     args = parser.parse_args()
     torch.set_num_threads(1)
     teacher = Lookahead(evaluator_of(load_player(args.player))[0], 1)
     db = PositionDatabase.load(args.database)
     rng = np.random.default_rng(0)
     train = rng.choice(np.flatnonzero(~db.held_out), args.pairs, replace=False)
-    test = rng.choice(np.flatnonzero(db.held_out), 2000, replace=False)
+    test = rng.choice(np.flatnonzero(db.held_out), 2000, replace=False)[: args.report_pairs]
     dice = torch.randint(1, 7, (len(db), 2), generator=torch.Generator().manual_seed(1))
     cache = Path(args.database) / f"study-ply1-afterstates-{args.pairs}.pt"
+    if args.part:
+        k, n = (int(v) for v in args.part.split("/"))
+        mine = train[k::n]
+        t0 = time.perf_counter()
+        data = afterstates_of(
+            teacher, torch.as_tensor(db.boards[mine]), dice[mine], skip=is_bearoff, chunk=256
+        )
+        print(f"{len(data)} afterstates labelled at 1-ply in {time.perf_counter() - t0:.0f} s", flush=True)
+        _save(data, cache.with_suffix(f".{k}of{n}.pt"))
+        return
+    parts = sorted(cache.parent.glob(f"{cache.stem}.*of*.pt"))
+    if not cache.exists() and parts:  # merge the parts: part k's pair j is pair k + j * n
+        n = len(parts)
+        loaded = [torch.load(f) for f in parts]
+        merged = LabelledAfterstates(
+            torch.cat([d["boards"] for d in loaded]),
+            torch.cat([d["probs"] for d in loaded]),
+            torch.cat([k + d["group"] * n for k, d in enumerate(loaded)]),
+            args.pairs,
+        )
+        _save(merged, cache)
     if cache.exists():
         d = torch.load(cache)
         data = LabelledAfterstates(d["boards"], d["probs"], d["group"], d["pairs"])
@@ -121,9 +170,7 @@ def main() -> None:
             teacher, torch.as_tensor(db.boards[train]), dice[train], skip=is_bearoff, chunk=256
         )
         print(f"{len(data)} afterstates labelled at 1-ply in {time.perf_counter() - t0:.0f} s", flush=True)
-        torch.save(
-            {"boards": data.boards, "probs": data.probs, "group": data.group, "pairs": data.pairs}, cache
-        )
+        _save(data, cache)
     net = load_net(checkpoint_path(args.player.split("@")[0]))
     if args.hidden and args.hidden != net.hidden[0]:
         grown = ValueNet(net.encoding.name, [args.hidden], net.activation, net.checkers)
@@ -143,10 +190,16 @@ def main() -> None:
         net.train()
 
     report("start")
-    for k in range(0, args.epochs, 2):
-        epochs = min(2, args.epochs - k)
+    x = None
+    optimiser = torch.optim.Adam(net.parameters(), lr=args.lr)
+    if args.listwise:
+        with torch.no_grad():
+            x = torch.cat([net.encoding(b.long(), net.checkers) for b in data.boards.split(65536)])
+    step = args.report_every
+    for k in range(0, args.epochs, step):
+        epochs = min(step, args.epochs - k)
         if args.listwise:
-            listwise(net, data, epochs, args.lr, args.listwise, seed=k)
+            listwise(net, optimiser, data, x, epochs, args.listwise, args.value_weight, seed=k)
         else:
             distill(
                 net,
@@ -157,9 +210,13 @@ def main() -> None:
                 equity_weight=args.equity_weight,
                 rank_weight=args.rank_weight,
             )
-        report(f"after {min(k + 2, args.epochs)} epochs")
+        report(f"after {min(k + step, args.epochs)} epochs")
     if args.save:
         save_atomic({"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, args.save)
+
+
+def _save(data: LabelledAfterstates, path: Path) -> None:
+    torch.save({"boards": data.boards, "probs": data.probs, "group": data.group, "pairs": data.pairs}, path)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from bgai.search.evaluator import NetEvaluator
 from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
 from bgai.train.distill import LabelledAfterstates, afterstates_of, distill, ranking_agreement
-from bgai.train.positions import PositionDatabase
+from bgai.train.positions import SOURCES, PositionDatabase
 
 
 class Lookahead:
@@ -55,9 +55,20 @@ class Lookahead:
 
 def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, n: int) -> torch.Tensor:
     """log softmax of ``x`` within each of ``n`` groups."""
-    top = torch.zeros(n).index_reduce_(0, group, x.detach(), "amax", include_self=False)
+    top = torch.zeros(n).scatter_reduce_(0, group, x.detach(), "amax", include_self=False)
     shifted = x - top[group]
     return shifted - torch.zeros(n).index_add_(0, group, shifted.exp()).log()[group]
+
+
+def listwise_loss(
+    probs: torch.Tensor, target: torch.Tensor, group: torch.Tensor, groups: int, temperature: float
+) -> torch.Tensor:
+    """Mean over ``groups`` rolls of the cross-entropy between the teacher's and the net's softmax
+    of the mover's equity over the roll's afterstates. ``probs``/``target`` are for the player on
+    roll in the afterstates (the opponent), so the mover's equity is minus theirs."""
+    mine = _group_log_softmax(-cubeless_equity(probs) / temperature, group, groups)
+    theirs = _group_log_softmax(-cubeless_equity(target) / temperature, group, groups).exp()
+    return -(theirs * mine).sum() / groups
 
 
 def listwise(
@@ -80,7 +91,6 @@ def listwise(
     order = torch.argsort(data.group, stable=True)
     counts = torch.bincount(data.group, minlength=data.pairs)
     starts = torch.cumsum(counts, 0) - counts
-    teacher = -cubeless_equity(data.probs)  # the mover's equity
     net.train()
     for _ in range(epochs):
         for groups in torch.randperm(data.pairs, generator=gen).split(64):
@@ -95,12 +105,10 @@ def listwise(
             local = torch.arange(len(groups)).repeat_interleave(sizes)
 
             probs = net.forward_encoded(x[rows])
-            equity = cubeless_equity(probs)
-            mine = _group_log_softmax(-equity / temperature, local, len(groups))
-            target = _group_log_softmax(teacher[rows] / temperature, local, len(groups)).exp()
-            loss = -(target * mine).sum() / len(groups)
+            loss = listwise_loss(probs, data.probs[rows], local, len(groups), temperature)
             if value_weight:
-                value = (probs - data.probs[rows]).square().sum(1) + (equity + teacher[rows]).square()
+                value = (probs - data.probs[rows]).square().sum(1)
+                value = value + (cubeless_equity(probs) - cubeless_equity(data.probs[rows])).square()
                 loss = loss + value_weight * value.mean()
             optimiser.zero_grad()
             loss.backward()
@@ -128,6 +136,7 @@ def main() -> None:
     parser.add_argument(
         "--value-weight", type=float, default=0.0, help="with --listwise: weight of the values"
     )
+    parser.add_argument("--source", default="all", help="all, or the pairs' positions only from this source")
     parser.add_argument("--part", default="", help="K/N: only label every N-th pair from the K-th, then stop")
     parser.add_argument("--report-every", type=int, default=2, help="epochs between agreement reports")
     parser.add_argument("--report-pairs", type=int, default=2000, help="held-out pairs in each report")
@@ -136,10 +145,12 @@ def main() -> None:
     teacher = Lookahead(evaluator_of(load_player(args.player))[0], 1)
     db = PositionDatabase.load(args.database)
     rng = np.random.default_rng(0)
-    train = rng.choice(np.flatnonzero(~db.held_out), args.pairs, replace=False)
-    test = rng.choice(np.flatnonzero(db.held_out), 2000, replace=False)[: args.report_pairs]
+    pool = np.ones(len(db), dtype=bool) if args.source == "all" else db.source == SOURCES.index(args.source)
+    train = rng.choice(np.flatnonzero(pool & ~db.held_out), args.pairs, replace=False)
+    test = rng.choice(np.flatnonzero(pool & db.held_out), 2000, replace=False)[: args.report_pairs]
     dice = torch.randint(1, 7, (len(db), 2), generator=torch.Generator().manual_seed(1))
-    cache = Path(args.database) / f"study-ply1-afterstates-{args.pairs}.pt"
+    name = f"{args.pairs}" + ("" if args.source == "all" else f"-{args.source}")
+    cache = Path(args.database) / f"study-ply1-afterstates-{name}.pt"
     if args.part:
         k, n = (int(v) for v in args.part.split("/"))
         mine = train[k::n]

@@ -16,6 +16,7 @@ the net (grown to ``--hidden`` units) to them with :func:`bgai.train.distill.dis
 error of the probabilities, of the equity, and of the equity relative to its roll's other moves),
 and report after every two epochs how often its 0-ply move choice equals the 1-ply one, and the
 equity the 1-ply judge says it gives away, on 2,000 held-out pairs and on 1,500 training pairs.
+``--dice-seeds 1,2`` gives each position a second roll (twice the pairs).
 The labelled afterstates are cached next to the database (``study-ply1-afterstates-<pairs>.pt``);
 ``--part K/N`` labels only every N-th pair from the K-th into its own file and stops, so that N
 processes share the labelling; a later run without ``--part`` merges the parts.
@@ -137,6 +138,9 @@ def main() -> None:
         "--value-weight", type=float, default=0.0, help="with --listwise: weight of the values"
     )
     parser.add_argument("--source", default="all", help="all, or the pairs' positions only from this source")
+    parser.add_argument(
+        "--dice-seeds", default="1", help="one roll per position and seed: 1,2 doubles the pairs (default 1)"
+    )
     parser.add_argument("--part", default="", help="K/N: only label every N-th pair from the K-th, then stop")
     parser.add_argument("--report-every", type=int, default=2, help="epochs between agreement reports")
     parser.add_argument("--report-pairs", type=int, default=2000, help="held-out pairs in each report")
@@ -148,40 +152,19 @@ def main() -> None:
     pool = np.ones(len(db), dtype=bool) if args.source == "all" else db.source == SOURCES.index(args.source)
     train = rng.choice(np.flatnonzero(pool & ~db.held_out), args.pairs, replace=False)
     test = rng.choice(np.flatnonzero(pool & db.held_out), 2000, replace=False)[: args.report_pairs]
-    dice = torch.randint(1, 7, (len(db), 2), generator=torch.Generator().manual_seed(1))
-    name = f"{args.pairs}" + ("" if args.source == "all" else f"-{args.source}")
-    cache = Path(args.database) / f"study-ply1-afterstates-{name}.pt"
+    dice = _dice(len(db), 1)  # the reports' rolls
+    seeds = [int(v) for v in args.dice_seeds.split(",")]
     if args.part:
-        k, n = (int(v) for v in args.part.split("/"))
-        mine = train[k::n]
-        t0 = time.perf_counter()
-        data = afterstates_of(
-            teacher, torch.as_tensor(db.boards[mine]), dice[mine], skip=is_bearoff, chunk=256
-        )
-        print(f"{len(data)} afterstates labelled at 1-ply in {time.perf_counter() - t0:.0f} s", flush=True)
-        _save(data, cache.with_suffix(f".{k}of{n}.pt"))
+        for seed in seeds:
+            _label_part(args, db, train, teacher, seed)
         return
-    parts = sorted(cache.parent.glob(f"{cache.stem}.*of*.pt"))
-    if not cache.exists() and parts:  # merge the parts: part k's pair j is pair k + j * n
-        n = len(parts)
-        loaded = [torch.load(f) for f in parts]
-        merged = LabelledAfterstates(
-            torch.cat([d["boards"] for d in loaded]),
-            torch.cat([d["probs"] for d in loaded]),
-            torch.cat([k + d["group"] * n for k, d in enumerate(loaded)]),
-            args.pairs,
-        )
-        _save(merged, cache)
-    if cache.exists():
-        d = torch.load(cache)
-        data = LabelledAfterstates(d["boards"], d["probs"], d["group"], d["pairs"])
-    else:
-        t0 = time.perf_counter()
-        data = afterstates_of(
-            teacher, torch.as_tensor(db.boards[train]), dice[train], skip=is_bearoff, chunk=256
-        )
-        print(f"{len(data)} afterstates labelled at 1-ply in {time.perf_counter() - t0:.0f} s", flush=True)
-        _save(data, cache)
+    sets = [_labelled(args, db, train, teacher, seed) for seed in seeds]
+    data = LabelledAfterstates(
+        torch.cat([d.boards for d in sets]),
+        torch.cat([d.probs for d in sets]),
+        torch.cat([d.group + i * args.pairs for i, d in enumerate(sets)]),
+        args.pairs * len(sets),
+    )
     net = load_net(checkpoint_path(args.player.split("@")[0]))
     if args.hidden and args.hidden != net.hidden[0]:
         grown = ValueNet(net.encoding.name, [args.hidden], net.activation, net.checkers)
@@ -224,6 +207,56 @@ def main() -> None:
         report(f"after {min(k + step, args.epochs)} epochs")
     if args.save:
         save_atomic({"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, args.save)
+
+
+def _dice(n: int, seed: int) -> torch.Tensor:
+    """One roll for each of the database's ``n`` positions, from ``seed``."""
+    return torch.randint(1, 7, (n, 2), generator=torch.Generator().manual_seed(seed))
+
+
+def _cache(args, seed: int) -> Path:
+    name = (
+        f"{args.pairs}"
+        + ("" if args.source == "all" else f"-{args.source}")
+        + ("" if seed == 1 else f"-d{seed}")
+    )
+    return Path(args.database) / f"study-ply1-afterstates-{name}.pt"
+
+
+def _label_part(args, db, train, teacher, seed: int) -> None:
+    """Label every N-th pair from the K-th (``--part K/N``) with the rolls of ``seed``."""
+    k, n = (int(v) for v in args.part.split("/"))
+    mine = train[k::n]
+    t0 = time.perf_counter()
+    boards = torch.as_tensor(db.boards[mine])
+    data = afterstates_of(teacher, boards, _dice(len(db), seed)[mine], skip=is_bearoff, chunk=256)
+    print(f"{len(data)} afterstates labelled at 1-ply in {time.perf_counter() - t0:.0f} s", flush=True)
+    _save(data, _cache(args, seed).with_suffix(f".{k}of{n}.pt"))
+
+
+def _labelled(args, db, train, teacher, seed: int) -> LabelledAfterstates:
+    """The training pairs with the rolls of ``seed``, labelled: from the cache, its parts, or now."""
+    cache = _cache(args, seed)
+    parts = sorted(cache.parent.glob(f"{cache.stem}.*of*.pt"))
+    if not cache.exists() and parts:  # merge the parts: part k's pair j is pair k + j * n
+        n = len(parts)
+        loaded = [torch.load(f) for f in parts]
+        merged = LabelledAfterstates(
+            torch.cat([d["boards"] for d in loaded]),
+            torch.cat([d["probs"] for d in loaded]),
+            torch.cat([k + d["group"] * n for k, d in enumerate(loaded)]),
+            args.pairs,
+        )
+        _save(merged, cache)
+    if cache.exists():
+        d = torch.load(cache)
+        return LabelledAfterstates(d["boards"], d["probs"], d["group"], d["pairs"])
+    t0 = time.perf_counter()
+    boards = torch.as_tensor(db.boards[train])
+    data = afterstates_of(teacher, boards, _dice(len(db), seed)[train], skip=is_bearoff, chunk=256)
+    print(f"{len(data)} afterstates labelled at 1-ply in {time.perf_counter() - t0:.0f} s", flush=True)
+    _save(data, cache)
+    return data
 
 
 def _save(data: LabelledAfterstates, path: Path) -> None:

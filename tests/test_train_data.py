@@ -141,14 +141,16 @@ def test_label_sets_carry_their_weights_and_later_ones_win(database, best):
 
 
 def test_the_fitting_loss_weighs_each_position():
-    from bgai.train.fit import _loss
+    from bgai.train.fit import position_loss
 
     probs = torch.tensor([[0.5, 0.1, 0.0, 0.1, 0.0], [0.9, 0.3, 0.0, 0.0, 0.0]])
     target = torch.tensor([[0.5, 0.1, 0.0, 0.1, 0.0], [0.1, 0.0, 0.0, 0.3, 0.0]])
     for kind in ("mse", "ce"):
-        alone = _loss(probs[:1], target[:1], torch.ones(1), kind)
-        assert float(_loss(probs, target, torch.tensor([1.0, 0.0]), kind)) == pytest.approx(float(alone))
-        assert float(_loss(probs, target, torch.tensor([1.0, 1.0]), kind)) > float(alone)
+        alone = position_loss(probs[:1], target[:1], torch.ones(1), kind)
+        assert float(position_loss(probs, target, torch.tensor([1.0, 0.0]), kind)) == pytest.approx(
+            float(alone)
+        )
+        assert float(position_loss(probs, target, torch.tensor([1.0, 1.0]), kind)) > float(alone)
 
 
 @pytest.mark.parametrize(

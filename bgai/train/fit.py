@@ -170,7 +170,7 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
         total = 0.0
         for i in range(0, len(order), cfg.batch):
             batch = order[i : i + cfg.batch]
-            loss = _loss(net.forward_encoded(x[batch]), y[batch], w[batch], cfg.loss)
+            loss = position_loss(net.forward_encoded(x[batch]), y[batch], w[batch], cfg.loss)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -201,7 +201,7 @@ def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tens
         return torch.cat([net.encoding(b[i : i + chunk], net.checkers) for i in range(0, len(b), chunk)])
 
 
-def _loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tensor, kind: str) -> torch.Tensor:
+def position_loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tensor, kind: str) -> torch.Tensor:
     """The weighted mean over positions of the loss ``kind`` plus the equity's squared error."""
     each = (cubeless_equity(probs) - cubeless_equity(target)).square()
     if kind == "mse":
@@ -218,7 +218,7 @@ def _measure(net: ValueNet, x, y, w, klass, rows, loss_kind: str) -> dict:
         idx = torch.as_tensor(rows)
         probs = torch.cat([net.forward_encoded(x[idx[i : i + 65536]]) for i in range(0, len(idx), 65536)])
         target = y[idx]
-        loss = float(_loss(probs, target, w[idx], loss_kind)) if len(idx) else float("nan")
+        loss = float(position_loss(probs, target, w[idx], loss_kind)) if len(idx) else float("nan")
         err = (cubeless_equity(probs) - cubeless_equity(target)).abs().numpy()
     report = {
         "loss": loss,

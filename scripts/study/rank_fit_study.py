@@ -41,6 +41,7 @@ from bgai.search.evaluator import NetEvaluator
 from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
 from bgai.train.distill import LabelledAfterstates, afterstates_of, distill, ranking_agreement
+from bgai.train.fit import position_loss
 from bgai.train.positions import SOURCES, PositionDatabase
 
 
@@ -87,7 +88,7 @@ def listwise(
     afterstates' encoded inputs, made once). The afterstates have the opponent on roll, so the
     mover's best move is the one with the lowest equity: the softmax is of minus the equity.
     The choice alone leaves the level of the values free (cube decisions need it), so
-    ``value_weight`` adds the squared error of the probabilities and of the equity."""
+    ``value_weight`` adds ``bgai fit``'s squared error of the probabilities and of the equity."""
     gen = torch.Generator().manual_seed(seed)
     order = torch.argsort(data.group, stable=True)
     counts = torch.bincount(data.group, minlength=data.pairs)
@@ -108,9 +109,9 @@ def listwise(
             probs = net.forward_encoded(x[rows])
             loss = listwise_loss(probs, data.probs[rows], local, len(groups), temperature)
             if value_weight:
-                value = (probs - data.probs[rows]).square().sum(1)
-                value = value + (cubeless_equity(probs) - cubeless_equity(data.probs[rows])).square()
-                loss = loss + value_weight * value.mean()
+                loss = loss + value_weight * position_loss(
+                    probs, data.probs[rows], torch.ones(len(rows)), "mse"
+                )
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -155,8 +156,9 @@ def main() -> None:
     dice = _dice(len(db), 1)  # the reports' rolls
     seeds = [int(v) for v in args.dice_seeds.split(",")]
     if args.part:
+        k, n = (int(v) for v in args.part.split("/"))
         for seed in seeds:
-            _label_part(args, db, train, teacher, seed)
+            _label_part(args, db, train, teacher, seed, k, n)
         return
     sets = [_labelled(args, db, train, teacher, seed) for seed in seeds]
     data = LabelledAfterstates(
@@ -223,40 +225,34 @@ def _cache(args, seed: int) -> Path:
     return Path(args.database) / f"study-ply1-afterstates-{name}.pt"
 
 
-def _label_part(args, db, train, teacher, seed: int) -> None:
-    """Label every N-th pair from the K-th (``--part K/N``) with the rolls of ``seed``."""
-    k, n = (int(v) for v in args.part.split("/"))
+def _label_part(args, db, train, teacher, seed: int, k: int, n: int) -> Path:
+    """Label every ``n``-th training pair from the ``k``-th with the rolls of ``seed``; its file."""
     mine = train[k::n]
     t0 = time.perf_counter()
     boards = torch.as_tensor(db.boards[mine])
     data = afterstates_of(teacher, boards, _dice(len(db), seed)[mine], skip=is_bearoff, chunk=256)
     print(f"{len(data)} afterstates labelled at 1-ply in {time.perf_counter() - t0:.0f} s", flush=True)
-    _save(data, _cache(args, seed).with_suffix(f".{k}of{n}.pt"))
+    path = _cache(args, seed).with_suffix(f".{k}of{n}.pt")
+    _save(data, path)
+    return path
 
 
 def _labelled(args, db, train, teacher, seed: int) -> LabelledAfterstates:
     """The training pairs with the rolls of ``seed``, labelled: from the cache, its parts, or now."""
     cache = _cache(args, seed)
-    parts = sorted(cache.parent.glob(f"{cache.stem}.*of*.pt"))
-    if not cache.exists() and parts:  # merge the parts: part k's pair j is pair k + j * n
-        n = len(parts)
+    if not cache.exists():  # merge the parts (labelled now if there are none): part k's pair j is k + j n
+        parts = sorted(cache.parent.glob(f"{cache.stem}.*of*.pt"))
+        parts = parts or [_label_part(args, db, train, teacher, seed, 0, 1)]
         loaded = [torch.load(f) for f in parts]
         merged = LabelledAfterstates(
             torch.cat([d["boards"] for d in loaded]),
             torch.cat([d["probs"] for d in loaded]),
-            torch.cat([k + d["group"] * n for k, d in enumerate(loaded)]),
+            torch.cat([k + d["group"] * len(parts) for k, d in enumerate(loaded)]),
             args.pairs,
         )
         _save(merged, cache)
-    if cache.exists():
-        d = torch.load(cache)
-        return LabelledAfterstates(d["boards"], d["probs"], d["group"], d["pairs"])
-    t0 = time.perf_counter()
-    boards = torch.as_tensor(db.boards[train])
-    data = afterstates_of(teacher, boards, _dice(len(db), seed)[train], skip=is_bearoff, chunk=256)
-    print(f"{len(data)} afterstates labelled at 1-ply in {time.perf_counter() - t0:.0f} s", flush=True)
-    _save(data, cache)
-    return data
+    d = torch.load(cache)
+    return LabelledAfterstates(d["boards"], d["probs"], d["group"], d["pairs"])
 
 
 def _save(data: LabelledAfterstates, path: Path) -> None:

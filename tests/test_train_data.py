@@ -9,10 +9,16 @@ import torch
 from bgai.bots import evaluator_of
 from bgai.cli.main import main
 from bgai.engine.board import pip_counts, validate_board
+from bgai.engine.dice import dice_of
+from bgai.engine.movegen import expand
 from bgai.engine.sampling import backgame_starts
+from bgai.model.checkpoint import FORMAT, save_atomic
+from bgai.model.net import ValueNet
+from bgai.search.evaluator import NetEvaluator
+from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
-from bgai.train.fit import FitConfig, fit, training_data
-from bgai.train.labels import LabelJob, label, load_labels
+from bgai.train.fit import FitConfig, fit, listwise_loss, training_data
+from bgai.train.labels import LabelJob, label, load_labels, load_move_labels
 from bgai.train.positions import CLASSES, PositionDatabase, build_database, classify
 from tests.positions import pos
 
@@ -114,6 +120,88 @@ def test_rollout_labels_carry_their_standard_errors(database, best):
     assert (labels.se > 0).all() and np.isfinite(labels.probs).all()
 
 
+def test_move_labels_are_every_legal_move_of_seeded_rolls_resumable_and_sharded(database, best):
+    job = LabelJob(kind="moves0", rolls=2, sources=("selfplay",), chunk=40, shard=(0, 2))
+    first = label(best, database, job, stop_after=0.0)
+    assert len(first.index) == 40 and first.afterstates.pairs == 80
+    label(best, database, job)
+    label(best, database, LabelJob(kind="moves0", rolls=2, sources=("selfplay",), chunk=40, shard=(1, 2)))
+    moves = load_move_labels(database, "moves0x2-best-selfplay")
+    db = PositionDatabase.load(database)
+    assert sorted(moves.index) == list(np.flatnonzero(db.source == 0))
+    some = np.arange(0, len(moves.index), 7)
+    pairs = (some[:, None] * 2 + np.arange(2)).ravel()
+    dice = dice_of(0, moves.index[some].repeat(2), np.tile([0, 1], len(some)))
+    np.testing.assert_array_equal(moves.dice[some].reshape(-1, 2), dice)  # the same rolls in every shard
+    children, _ = expand(
+        torch.as_tensor(db.boards[moves.index[some]]).repeat_interleave(2, 0), torch.as_tensor(dice)
+    )
+    a = moves.afterstates
+    mine = torch.isin(a.group, torch.as_tensor(pairs))
+    assert int(mine.sum()) <= len(children)  # every legal move, less finished games and bear-offs
+    np.testing.assert_allclose(a.probs[mine], best.evaluate(a.boards[mine].long()), atol=1e-5)
+    deeper = label(best, database, LabelJob(kind="moves1", classes=("contact",), chunk=3), stop_after=0.0)
+    b = deeper.afterstates
+    np.testing.assert_allclose(b.probs, evaluate_position(best, b.boards.long(), 1), atol=1e-5)
+    with pytest.raises(ValueError, match="other settings"):
+        label(
+            best,
+            database,
+            LabelJob(kind="moves0", rolls=2, sources=("selfplay",), chunk=40, shard=(0, 2), seed=1),
+        )
+    with pytest.raises(ValueError, match="never come from gnubg"):
+        LabelJob(kind="moves1", player="gnubg@2ply")
+
+
+def test_listwise_fitting_learns_the_teachers_move_choices(database, tmp_path):
+    torch.manual_seed(0)
+    teacher, student = ValueNet("tesauro198", [8]), ValueNet("tesauro198", [8])  # any fixed teacher
+    for name, net in (("teacher", teacher), ("student", student)):
+        save_atomic(
+            {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, tmp_path / f"{name}.pt"
+        )
+    job = LabelJob(kind="moves0", player=str(tmp_path / "teacher.pt"), rolls=2, chunk=1000)
+    label(NetEvaluator(teacher), database, job)
+    cfg = FitConfig(
+        database=database,
+        labels=(job.name,),
+        init=str(tmp_path / "student.pt"),
+        loss="listwise",
+        lr=1e-2,
+        epochs=2,
+        batch=64,
+    )
+    lines = []
+    fit(cfg, tmp_path / "run", log=lines.append)
+    history = torch.load(tmp_path / "run" / "latest.pt", weights_only=False)["fit_state"]["history"]
+    before, after = history[0], history[-1]
+    assert after["same_move"] >= 0.8 > before["same_move"] + 0.3, lines
+    assert 0 <= after["equity_lost"] < before["equity_lost"] / 4, lines
+    with pytest.raises(ValueError, match="no move labels called"):
+        fit(FitConfig(database=database, labels=("ply0-best",), loss="listwise"), tmp_path / "other")
+
+
+def test_the_listwise_loss_cares_about_the_movers_best_moves_not_the_worst():
+    """Afterstate probabilities are the opponent's: the mover's best move has the lowest equity.
+    Swapping the mover's two best moves must cost far more than swapping the two worst."""
+
+    def afterstates(opponent_equities):  # win probabilities only: equity = 2 p - 1
+        p = (torch.tensor(opponent_equities) + 1) / 2
+        return torch.stack([p, *([torch.zeros_like(p)] * 4)], 1)
+
+    teacher = afterstates([-0.50, -0.45, 0.45, 0.50])
+    group = torch.zeros(4, dtype=torch.long)
+
+    def cost(student):
+        return float(
+            listwise_loss(afterstates(student), teacher, group, 1, 0.02)
+            - listwise_loss(teacher, teacher, group, 1, 0.02)
+        )
+
+    assert cost([-0.45, -0.50, 0.45, 0.50]) > 0.5
+    assert cost([-0.50, -0.45, 0.50, 0.45]) < 1e-3
+
+
 def test_fit_starts_from_the_trained_net_keeps_the_best_and_resumes(database, best, tmp_path):
     label(best, database, LabelJob(kind="ply0", chunk=1000))
     cfg = FitConfig(database=database, labels=("ply0-best",), hidden=(160,), epochs=1, lr=1e-4)
@@ -162,6 +250,7 @@ def test_the_fitting_loss_weighs_each_position():
         (dict(epochs=0), "epochs must be"),
         (dict(lr=0), "lr must be"),
         (dict(labels=()), "at least one label"),
+        (dict(loss="listwise", temperature=0), "temperature must be"),
     ],
 )
 def test_bad_fit_settings_are_one_line_errors(kwargs, message):

@@ -4,6 +4,7 @@
     bgai data label runs/data/db1 --kind ply2 --shard 0/2 &   # two processes share the work
     bgai data label runs/data/db1 --kind ply2 --shard 1/2 &
     bgai data label runs/data/db1 --kind rollout --trials 36 --truncate 10 --classes backgame
+    bgai data label runs/data/db1 --kind moves1 --rolls 2 --sources selfplay   # move choices at 1-ply
     bgai data info runs/data/db1
 
 A labelling run keeps every finished chunk; run the same command again to carry on.
@@ -40,9 +41,16 @@ def register(subparsers) -> None:
     build.add_argument("--force", action="store_true", help="replace an existing database")
     label = sub.add_parser("label", help="label the database's positions (resumable)")
     label.add_argument("folder")
-    label.add_argument("--kind", required=True, help="ply0, ply1, ply2 or rollout")
+    label.add_argument(
+        "--kind",
+        required=True,
+        help="positions: ply0, ply1, ply2 or rollout; move choices (every legal move of a roll, "
+        "valued at n-ply): moves0, moves1 or moves2",
+    )
     label.add_argument("--player", default="best", help="whose search labels (default best)")
     label.add_argument("--classes", default="", help="only these classes, comma separated")
+    label.add_argument("--sources", default="", help="only positions from these sources, comma separated")
+    label.add_argument("--rolls", type=int, default=1, help="move kinds: rolls per position (default 1)")
     label.add_argument("--held-out-only", action="store_true", help="only the held-out part")
     label.add_argument("--shard", default="0/1", help="K/N: this process labels every N-th position from K")
     label.add_argument("--chunk", type=int, default=256, help="positions per saved chunk (default 256)")
@@ -109,6 +117,8 @@ def _label(args) -> int:
         kind=args.kind,
         player=args.player,
         classes=tuple(c for c in args.classes.split(",") if c),
+        sources=tuple(c for c in args.sources.split(",") if c),
+        rolls=args.rolls,
         held_out_only=args.held_out_only,
         shard=(k, n),
         chunk=args.chunk,
@@ -136,9 +146,10 @@ def _label(args) -> int:
     finally:
         bar.close()
     rate = len(labels.index) / labels.seconds if labels.seconds else float("nan")
+    moves = f" ({len(labels.afterstates)} afterstates)" if job.moves else ""
     print(
-        f"{len(labels.index)} positions labelled ({job.name}, shard {k}/{n}) in {labels.seconds:.0f} s "
-        f"({rate:.1f} per second): {job.path(args.folder)}"
+        f"{len(labels.index)} positions{moves} labelled ({job.name}, shard {k}/{n}) in "
+        f"{labels.seconds:.0f} s ({rate:.1f} per second): {job.path(args.folder)}"
     )
     return 0
 
@@ -146,14 +157,16 @@ def _label(args) -> int:
 def _info(args) -> int:
     from pathlib import Path
 
-    from bgai.train.labels import read_labels
+    from bgai.train.labels import read_labels, read_move_labels
     from bgai.train.positions import PositionDatabase
 
     db = PositionDatabase.load(args.folder)
     labels = {}
-    for f in sorted((Path(args.folder) / "labels").glob("*.npz")):
-        lab = read_labels(f)
+    for f in sorted((Path(args.folder) / "labels").glob("*of*")):
+        lab = read_move_labels(f) if f.is_dir() else read_labels(f)
         labels[f.name] = {"positions": len(lab.index), "seconds": round(lab.seconds, 1)}
+        if f.is_dir():
+            labels[f.name]["afterstates"] = len(lab.afterstates)
     report = {"positions": len(db), **db.counts(), "meta": db.meta, "labels": labels}
     print(json.dumps(report, indent=None if args.json else 2))
     return 0

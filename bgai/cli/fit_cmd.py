@@ -1,6 +1,7 @@
 """``bgai fit DB RUN --labels NAME[,NAME]``: fit a network to labelled positions (supervised).
 
     bgai fit runs/data/db1 runs/fit/wide256 --labels ply2-best --init best --hidden 256
+    bgai fit runs/data/db2 runs/fit/moves --labels moves1x2-best-selfplay --loss listwise --hidden 256
 
 Starts from ``--init`` (grown to ``--hidden``/``--encoding`` when they ask for more), fits the
 labels of the database's training part, measures the held-out part after every epoch and keeps
@@ -33,7 +34,17 @@ def register(subparsers) -> None:
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--lr", type=float, default=3e-4, help="Adam step size (default 3e-4)")
     parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--loss", default="mse", help="mse or ce")
+    parser.add_argument(
+        "--loss",
+        default="mse",
+        help="mse or ce (position labels), listwise (move labels: each roll's move choice, and the values)",
+    )
+    parser.add_argument(
+        "--temperature", type=float, default=0.02, help="listwise: softmax temperature in equity (0.02)"
+    )
+    parser.add_argument(
+        "--value-weight", type=float, default=30.0, help="listwise: weight of the afterstates' values (30)"
+    )
     parser.add_argument(
         "--patience", type=int, default=4, help="epochs without a better held-out loss before stopping"
     )
@@ -60,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         loss=args.loss,
         patience=args.patience,
         seed=args.seed,
+        temperature=args.temperature,
+        value_weight=args.value_weight,
     )
     fit(cfg, args.run_dir, log=lambda line: print(line, flush=True))
     best = f"{args.run_dir}/best.pt"

@@ -30,6 +30,7 @@ from bgai.engine.movegen import expand
 from bgai.engine.sampling import Starts, play_positions
 from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import Evaluator, afterstate_values, terminal_probs
+from bgai.search.ply import evaluate_position
 
 
 @dataclass
@@ -77,11 +78,13 @@ def afterstates_of(
     dice: torch.Tensor,
     skip: Callable[[torch.Tensor], torch.Tensor] | None = None,
     chunk: int = 1024,
+    plies: int = 0,
 ) -> LabelledAfterstates:
     """Every legal afterstate of the (board, dice) pairs, sides swapped, with the teacher's
-    probabilities. Afterstates that end the game are left out (the search values them exactly),
-    as are those where ``skip(boards)`` is true (e.g. bear-offs a database answers); a pair
-    whose afterstates were all left out keeps its group number, with no rows."""
+    probabilities at ``plies`` (:func:`bgai.search.evaluate_position`). Afterstates that end
+    the game are left out (the search values them exactly), as are those where
+    ``skip(boards)`` is true (e.g. bear-offs a database answers); a pair whose afterstates
+    were all left out keeps its group number, with no rows."""
     kept_boards, kept_probs, kept_group = [], [], []
     for at in range(0, len(boards), chunk):
         children, parent = expand(boards[at : at + chunk], dice[at : at + chunk])
@@ -91,7 +94,7 @@ def afterstates_of(
             keep &= ~torch.as_tensor(skip(swapped), dtype=torch.bool)
         swapped = swapped[keep]
         kept_boards.append(swapped.to(torch.int8))
-        kept_probs.append(teacher.evaluate(swapped).float())
+        kept_probs.append(evaluate_position(teacher, swapped, plies).float())
         kept_group.append(parent[keep] + at)
     boards_out, probs, group = torch.cat(kept_boards), torch.cat(kept_probs), torch.cat(kept_group)
     return LabelledAfterstates(boards_out, probs, group, len(boards))

@@ -14,6 +14,16 @@ Losses: ``mse`` (squared error of the five probabilities plus that of the equity
 A label set may carry a weight (``rollout36t7-best:1,ply1-best:0.1``): each position's loss
 counts with the weight of the set that labels it, so accurate but scarce rollout labels can
 lead while cheap search labels of the other positions only hold the net where it was.
+
+``listwise`` fits move labels (``bgai data label --kind moves1``): for each (position, roll)
+the cross-entropy between the softmax (at ``temperature``, in equity) of the teacher's
+equities over the roll's legal moves and the net's (:func:`listwise_loss`), plus
+``value_weight`` times the ``mse`` loss of the afterstates' values. Playing at 0-ply with a
+net whose every afterstate value is the teacher's n-ply value *is* playing at n-ply, and the
+move choice is what play needs: a squared error spreads its effort over the level of all the
+values, the choice among a roll's moves is what decides games (``docs/supervised.md``,
+"Iteration 2b"). The value term keeps the values' level, which the cube needs. Held out: the
+loss, how often the net picks the teacher's move and the equity (by the teacher) it gives away.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from bgai.engine.choice import segment_argmax
 from bgai.model.checkpoint import (
     FORMAT,
     checkpoint_path,
@@ -37,8 +48,11 @@ from bgai.model.checkpoint import (
 from bgai.model.grow import grow
 from bgai.model.net import ValueNet
 from bgai.model.probs import cubeless_equity
-from bgai.train.labels import load_labels
+from bgai.train.distill import LabelledAfterstates
+from bgai.train.labels import load_labels, load_move_labels
 from bgai.train.positions import CLASSES, PositionDatabase
+
+LOSSES = ("mse", "ce", "listwise")
 
 
 @dataclass(frozen=True)
@@ -56,10 +70,14 @@ class FitConfig:
     loss: str = "mse"
     patience: int = 4
     seed: int = 0
+    temperature: float = 0.02  # listwise: of the softmax over a roll's moves, in equity
+    value_weight: float = 30.0  # listwise: weight of the afterstates' values
 
     def __post_init__(self) -> None:
-        if self.loss not in ("mse", "ce"):
-            raise ValueError(f"loss must be mse or ce, got {self.loss!r}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be {', '.join(LOSSES)}, got {self.loss!r}")
+        if not (self.temperature > 0 and self.value_weight >= 0):
+            raise ValueError("temperature must be positive and value weight not negative")
         for name, value in (("epochs", self.epochs), ("batch", self.batch), ("patience", self.patience)):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
@@ -128,15 +146,15 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
     run.mkdir(parents=True, exist_ok=True)
     saved = run / "fit.json"
     if saved.exists():
-        previous = json.loads(saved.read_text())
         mine = json.loads(json.dumps(asdict(cfg)))
+        defaults = json.loads(json.dumps(asdict(FitConfig(database=cfg.database, labels=cfg.labels))))
+        previous = {**defaults, **json.loads(saved.read_text())}  # settings added since keep their defaults
         if {k: v for k, v in previous.items() if k not in _MAY_CHANGE} != {
             k: v for k, v in mine.items() if k not in _MAY_CHANGE
         }:
             raise ValueError(f"{run} holds a fit with other settings: choose another folder")
     saved.write_text(json.dumps(asdict(cfg), indent=2))
     torch.manual_seed(cfg.seed)
-    db, rows, targets, weights = training_data(cfg)
     net = initial_net(cfg)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     state = {"epoch": 0, "best_loss": float("inf"), "since_best": 0, "history": []}
@@ -148,16 +166,11 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
         optimizer.load_state_dict(ckpt["optimizer"])
         state = ckpt["fit_state"]
         log(f"resuming at epoch {state['epoch']}")
-    held = db.held_out[rows]
-    train_rows, test_rows = np.flatnonzero(~held), np.flatnonzero(held)
-    x = _encode(net, db.boards[rows])
-    y = torch.as_tensor(targets)
-    w = torch.as_tensor(weights)
-    klass = db.klass[rows]
+    task = (_MoveChoices if cfg.loss == "listwise" else _Positions)(cfg, net)
     writer = SummaryWriter(str(run), purge_step=state["epoch"] + 1)
     checkpoint = {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}
     if state["epoch"] == 0:  # the starting net is the one to beat
-        report = _measure(net, x, y, w, klass, test_rows, cfg.loss)
+        report = task.measure(net)
         state["history"].append({"epoch": 0, **report})
         state["best_loss"] = report["loss"]
         save_atomic(checkpoint, run / "best.pt")
@@ -166,18 +179,10 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
     while state["epoch"] < cfg.epochs and state["since_best"] < cfg.patience:
         t0 = time.monotonic()
         net.train()
-        order = torch.as_tensor(train_rows)[torch.randperm(len(train_rows), generator=gen)]
-        total = 0.0
-        for i in range(0, len(order), cfg.batch):
-            batch = order[i : i + cfg.batch]
-            loss = position_loss(net.forward_encoded(x[batch]), y[batch], w[batch], cfg.loss)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += float(loss.detach()) * len(batch)
+        train_loss = task.epoch(net, optimizer, gen)
         state["epoch"] += 1
-        report = _measure(net, x, y, w, klass, test_rows, cfg.loss)
-        report["train_loss"] = total / max(len(order), 1)
+        report = task.measure(net)
+        report["train_loss"] = train_loss
         report["seconds"] = time.monotonic() - t0
         state["history"].append({"epoch": state["epoch"], **report})
         for key, value in report.items():
@@ -193,6 +198,139 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
         log(f"epoch {state['epoch']}: {_line(report)}{'  (best)' if improved else ''}")
     writer.close()
     return state["history"][-1]
+
+
+class _Positions:
+    """Position labels: batches of positions, the loss of their five probabilities."""
+
+    def __init__(self, cfg: FitConfig, net: ValueNet) -> None:
+        db, rows, targets, weights = training_data(cfg)
+        held = db.held_out[rows]
+        self.train_rows, self.test_rows = np.flatnonzero(~held), np.flatnonzero(held)
+        self.x, self.y = _encode(net, db.boards[rows]), torch.as_tensor(targets)
+        self.w = torch.as_tensor(weights)
+        self.klass, self.cfg = db.klass[rows], cfg
+
+    def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
+        order = torch.as_tensor(self.train_rows)[torch.randperm(len(self.train_rows), generator=gen)]
+        total = 0.0
+        for batch in order.split(self.cfg.batch):
+            probs = net.forward_encoded(self.x[batch])
+            loss = position_loss(probs, self.y[batch], self.w[batch], self.cfg.loss)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(batch)
+        return total / max(len(order), 1)
+
+    def measure(self, net: ValueNet) -> dict:
+        return _measure(net, self.x, self.y, self.w, self.klass, self.test_rows, self.cfg.loss)
+
+
+class _MoveChoices:
+    """Move labels: batches of whole rolls, :func:`listwise_loss` plus the afterstates' values."""
+
+    def __init__(self, cfg: FitConfig, net: ValueNet) -> None:
+        db = PositionDatabase.load(cfg.database)
+        sets = []
+        for entry in cfg.labels:
+            name, _ = label_weight(entry)
+            labels = load_move_labels(cfg.database, name)
+            if labels.index.max(initial=-1) >= len(db):
+                raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
+            sets.append((labels.afterstates, np.repeat(db.held_out[labels.index], labels.dice.shape[1])))
+        data = _join_afterstates([d for d, _ in sets])
+        held_pair = np.concatenate([h for _, h in sets])
+        self.x, self.y, self.group, self.cfg = _encode(net, data.boards.numpy()), data.probs, data.group, cfg
+        self.order = torch.argsort(data.group, stable=True)  # rows by pair
+        self.counts = torch.bincount(data.group, minlength=data.pairs)
+        self.starts = torch.cumsum(self.counts, 0) - self.counts
+        real = (self.counts >= 2).numpy()  # rolls with a choice to make
+        self.train_pairs = torch.as_tensor(np.flatnonzero(real & ~held_pair))
+        self.test_pairs = torch.as_tensor(np.flatnonzero(real & held_pair))
+        if not len(self.train_pairs):
+            raise ValueError("no labelled rolls with a choice of moves in the training part")
+
+    def _rows(self, pairs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The afterstate rows of ``pairs`` and, for each, its pair's number within ``pairs``."""
+        sizes = self.counts[pairs]
+        offsets = torch.arange(int(sizes.sum())) - (torch.cumsum(sizes, 0) - sizes).repeat_interleave(sizes)
+        return self.order[self.starts[pairs].repeat_interleave(sizes) + offsets], torch.arange(
+            len(pairs)
+        ).repeat_interleave(sizes)
+
+    def _loss(self, probs: torch.Tensor, rows: torch.Tensor, local: torch.Tensor, pairs: int) -> torch.Tensor:
+        loss = listwise_loss(probs, self.y[rows], local, pairs, self.cfg.temperature)
+        if self.cfg.value_weight:
+            value = position_loss(probs, self.y[rows], torch.ones(len(rows)), "mse")
+            loss = loss + self.cfg.value_weight * value
+        return loss
+
+    def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
+        order = self.train_pairs[torch.randperm(len(self.train_pairs), generator=gen)]
+        rolls = max(1, self.cfg.batch // 4)  # about a batch of afterstates (some 15 a roll)
+        total = 0.0
+        for pairs in order.split(rolls):
+            rows, local = self._rows(pairs)
+            loss = self._loss(net.forward_encoded(self.x[rows]), rows, local, len(pairs))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(pairs)
+        return total / len(order)
+
+    def measure(self, net: ValueNet) -> dict:
+        net.eval()
+        losses, same, lost, err = [], 0, 0.0, []
+        with torch.no_grad():
+            for pairs in self.test_pairs.split(4096):
+                rows, local = self._rows(pairs)
+                probs = net.forward_encoded(self.x[rows])
+                losses.append(float(self._loss(probs, rows, local, len(pairs))) * len(pairs))
+                # the mover picks the afterstate of lowest equity for the opponent on roll there
+                mine = segment_argmax(-cubeless_equity(probs), local, len(pairs))
+                theirs_equity = cubeless_equity(self.y[rows])
+                best = segment_argmax(-theirs_equity, local, len(pairs))
+                same += int((mine == best).sum())
+                lost += float((theirs_equity[mine] - theirs_equity[best]).sum())
+                err.append((cubeless_equity(probs) - theirs_equity).abs())
+        n = max(len(self.test_pairs), 1)
+        errors = torch.cat(err) if err else torch.zeros(0)
+        return {
+            "loss": sum(losses) / n if losses else float("nan"),
+            "same_move": same / n,
+            "equity_lost": lost / n,
+            "equity_mae": float(errors.mean()) if len(errors) else float("nan"),
+        }
+
+
+def _join_afterstates(sets: list[LabelledAfterstates]) -> LabelledAfterstates:
+    """Several sets of labelled afterstates as one, their pairs numbered one after the other."""
+    offsets = np.cumsum([0] + [d.pairs for d in sets])
+    return LabelledAfterstates(
+        torch.cat([d.boards for d in sets]),
+        torch.cat([d.probs for d in sets]),
+        torch.cat([d.group + int(o) for d, o in zip(sets, offsets[:-1], strict=True)]),
+        int(offsets[-1]),
+    )
+
+
+def listwise_loss(
+    probs: torch.Tensor, target: torch.Tensor, group: torch.Tensor, groups: int, temperature: float
+) -> torch.Tensor:
+    """Mean over ``groups`` rolls of the cross-entropy between the teacher's and the net's softmax
+    of the mover's equity over the roll's afterstates. ``probs``/``target`` are for the player on
+    roll in the afterstates (the opponent), so the mover's equity is minus theirs."""
+    mine = _group_log_softmax(-cubeless_equity(probs) / temperature, group, groups)
+    theirs = _group_log_softmax(-cubeless_equity(target) / temperature, group, groups).exp()
+    return -(theirs * mine).sum() / groups
+
+
+def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, n: int) -> torch.Tensor:
+    """log softmax of ``x`` within each of ``n`` groups."""
+    top = torch.zeros(n, dtype=x.dtype).scatter_reduce_(0, group, x.detach(), "amax", include_self=False)
+    shifted = x - top[group]
+    return shifted - torch.zeros(n, dtype=x.dtype).index_add_(0, group, shifted.exp()).log()[group]
 
 
 def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tensor:
@@ -234,6 +372,8 @@ def _measure(net: ValueNet, x, y, w, klass, rows, loss_kind: str) -> dict:
 
 def _line(report: dict) -> str:
     parts = [f"held-out loss {report['loss']:.5f}", f"equity MAE {report['equity_mae']:.4f}"]
+    if "same_move" in report:
+        parts += [f"same move {report['same_move']:.4f}", f"equity lost {report['equity_lost']:.5f}"]
     parts += [
         f"{k.removeprefix('equity_mae_')} {v:.4f}" for k, v in report.items() if k.startswith("equity_mae_")
     ]

@@ -10,12 +10,19 @@ position of that order from the ``k``-th, so that ``n`` processes (or machines) 
 database, each writing its own file; :func:`load_labels` merges them.
 
 Label kinds: ``ply0``, ``ply1``, ``ply2`` (:func:`bgai.search.evaluate_position`) and
-``rollout`` (:func:`bgai.rollout.rollout_positions`, with the job's rollout settings).
+``rollout`` (:func:`bgai.rollout.rollout_positions`, with the job's rollout settings) label
+positions. ``moves0``, ``moves1``, ``moves2`` label move choices: for each position and each of
+``rolls`` rolls (a seeded hash of the position's number, so every shard draws the same), every
+legal afterstate with its value at that many plies (:func:`bgai.train.distill.afterstates_of`):
+what a net must learn to play at 0-ply as the teacher plays at n-ply (``bgai fit --loss
+listwise``). They are many (about 15 afterstates a roll), so each chunk is its own file in the
+shard's folder rather than one file rewritten.
 Labels never come from gnubg.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -25,12 +32,17 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from bgai.bearoff.evaluator import is_bearoff
+from bgai.engine.dice import dice_of
 from bgai.rollout import RolloutSettings, rollout_positions
 from bgai.search.evaluator import Evaluator
 from bgai.search.ply import evaluate_position
-from bgai.train.positions import CLASSES, PositionDatabase, load_npz, save_npz
+from bgai.train.distill import LabelledAfterstates, afterstates_of
+from bgai.train.positions import CLASSES, SOURCES, PositionDatabase, load_npz, save_npz
 
-KINDS = ("ply0", "ply1", "ply2", "rollout")
+POSITION_KINDS = ("ply0", "ply1", "ply2", "rollout")
+MOVE_KINDS = ("moves0", "moves1", "moves2")
+KINDS = POSITION_KINDS + MOVE_KINDS
 
 
 @dataclass(frozen=True)
@@ -40,6 +52,7 @@ class LabelJob:
     kind: str
     player: str = "best"
     classes: tuple[str, ...] = ()  # only these classes (default: all)
+    sources: tuple[str, ...] = ()  # only positions from these sources (default: all)
     held_out_only: bool = False
     shard: tuple[int, int] = (0, 1)
     chunk: int = 256
@@ -47,13 +60,21 @@ class LabelJob:
     truncate: int | None = None
     rollout_plies: int = 0
     seed: int = 0
+    rolls: int = 1  # move kinds: rolls per position
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown label kind {self.kind!r}: choose one of {', '.join(KINDS)}")
+        if self.player.split("@")[0].split(":")[0] == "gnubg":
+            raise ValueError("labels never come from gnubg (it may only judge): label with a bgai player")
         unknown = [c for c in self.classes if c not in CLASSES]
         if unknown:
             raise ValueError(f"unknown position class {unknown[0]!r}: choose from {', '.join(CLASSES)}")
+        unknown = [c for c in self.sources if c not in SOURCES]
+        if unknown:
+            raise ValueError(f"unknown position source {unknown[0]!r}: choose from {', '.join(SOURCES)}")
+        if self.rolls < 1:
+            raise ValueError(f"rolls must be at least 1, got {self.rolls}")
         k, n = self.shard
         if not (n >= 1 and 0 <= k < n):
             raise ValueError(f"shard must be K/N with 0 <= K < N, got {k}/{n}")
@@ -71,22 +92,34 @@ class LabelJob:
         )
 
     @property
+    def moves(self) -> bool:
+        """Whether this job labels move choices (afterstates), not positions."""
+        return self.kind in MOVE_KINDS
+
+    @property
+    def plies(self) -> int:
+        """The search depth of a ply or moves label."""
+        return int(self.kind[-1])
+
+    @property
     def name(self) -> str:
-        how = (
-            self.kind
-            if self.kind != "rollout"
-            else (
+        how = self.kind
+        if self.kind == "rollout":
+            how = (
                 f"rollout{self.trials}"
                 + (f"t{self.truncate}" if self.truncate else "")
                 + (f"p{self.rollout_plies}" if self.rollout_plies else "")
             )
-        )
-        part = "".join(f"-{c}" for c in self.classes) + ("-heldout" if self.held_out_only else "")
+        elif self.moves and self.rolls > 1:
+            how = f"{self.kind}x{self.rolls}"
+        part = "".join(f"-{c}" for c in self.classes + self.sources)
+        part += "-heldout" if self.held_out_only else ""
         return f"{how}-{self.player.replace('/', '_').replace(':', '_')}{part}"
 
     def path(self, folder: Path) -> Path:
+        """The shard's label file (a folder of chunk files for move labels)."""
         k, n = self.shard
-        return Path(folder) / "labels" / f"{self.name}.{k}of{n}.npz"
+        return Path(folder) / "labels" / (f"{self.name}.{k}of{n}" + ("" if self.moves else ".npz"))
 
     def selection(self, db: PositionDatabase) -> np.ndarray:
         """Indices of the positions this job (shard) labels, in its order (shuffled by the seed)."""
@@ -94,6 +127,8 @@ class LabelJob:
         keep = np.ones(len(db), dtype=bool)
         if self.classes:
             keep &= np.isin(db.klass, [CLASSES.index(c) for c in self.classes])
+        if self.sources:
+            keep &= np.isin(db.source, [SOURCES.index(c) for c in self.sources])
         if self.held_out_only:
             keep &= db.held_out
         rows = rows[keep]
@@ -114,13 +149,26 @@ class Labels:
     job: dict
 
 
+@dataclass(frozen=True)
+class MoveLabels:
+    """Move-choice labels: positions ``index`` ``(P,)``, their ``dice`` ``(P, R, 2)``, and the
+    labelled ``afterstates`` of every (position, roll): pair ``p * R + r`` is position
+    ``index[p]`` with roll ``dice[p, r]``; ``seconds`` of CPU wall time they took."""
+
+    index: np.ndarray
+    dice: np.ndarray
+    afterstates: LabelledAfterstates
+    seconds: float
+    job: dict
+
+
 def label(
     evaluator: Evaluator,
     folder: str | Path,
     job: LabelJob,
     progress: Callable[[int, int], None] | None = None,
     stop_after: float | None = None,
-) -> Labels:
+) -> Labels | MoveLabels:
     """Label the job's positions of the database in ``folder``, resuming its own file.
 
     ``progress(done, total)`` after each chunk; ``stop_after`` seconds ends the run early
@@ -130,66 +178,127 @@ def label(
     db = PositionDatabase.load(folder)
     rows = job.selection(db)
     path = job.path(folder)
-    have = (
-        read_labels(path, job)
-        if path.exists()
-        else Labels(
-            np.zeros(0, np.int64), np.zeros((0, 5), np.float32), np.zeros(0, np.float32), 0.0, asdict(job)
-        )
-    )
+    have = _read(path, job) if path.exists() else _join([], job)
     done = len(have.index)
     if done and not np.array_equal(have.index, rows[:done]):
         raise ValueError(f"{path} was made from another database or selection: remove it or label elsewhere")
-    index, probs, se, seconds = [have.index], [have.probs], [have.se], have.seconds
-    started = time.monotonic()
+    parts, started = [have], time.monotonic()
     while done < len(rows):
         part = rows[done : done + job.chunk]
         t0 = time.monotonic()
-        p, s = _label_chunk(evaluator, torch.as_tensor(db.boards[part]), job)
-        seconds += time.monotonic() - t0
-        index.append(part), probs.append(p), se.append(s)
+        chunk = _label_chunk(evaluator, torch.as_tensor(db.boards[part]), part, job)
+        parts.append(dataclasses.replace(chunk, seconds=time.monotonic() - t0))
+        if job.moves:  # each chunk its own file, named by where it starts
+            _write(path / f"{done:09d}.npz", parts[-1])
+        else:
+            parts = [_join(parts, job)]
+            _write(path, parts[0])
         done += len(part)
-        result = Labels(
-            np.concatenate(index), np.concatenate(probs), np.concatenate(se), seconds, asdict(job)
-        )
-        _write(path, result)
         if progress is not None:
             progress(done, len(rows))
         if stop_after is not None and time.monotonic() - started > stop_after:
             break
-    return Labels(np.concatenate(index), np.concatenate(probs), np.concatenate(se), seconds, asdict(job))
+    return _join(parts, job)
 
 
-def _label_chunk(evaluator: Evaluator, boards: torch.Tensor, job: LabelJob) -> tuple[np.ndarray, np.ndarray]:
+def _label_chunk(evaluator: Evaluator, boards: torch.Tensor, index: np.ndarray, job: LabelJob):
+    if job.moves:
+        rolls = np.arange(job.rolls)
+        dice = dice_of(job.seed, np.repeat(index, job.rolls), np.tile(rolls, len(index)))
+        data = afterstates_of(
+            evaluator,
+            boards.repeat_interleave(job.rolls, 0),
+            torch.as_tensor(dice),
+            skip=is_bearoff,
+            chunk=256,
+            plies=job.plies,
+        )
+        dice = dice.reshape(len(index), job.rolls, 2).astype(np.int8)
+        return MoveLabels(index, dice, data, 0.0, asdict(job))
     if job.kind == "rollout":
         r = rollout_positions(evaluator, boards, job.rollout_settings())
-        return r.probs.astype(np.float32), r.equity_se.astype(np.float32)
-    plies = KINDS.index(job.kind)
-    probs = evaluate_position(evaluator, boards, plies)
-    return probs.float().numpy(), np.zeros(len(boards), np.float32)
+        probs, se = r.probs.astype(np.float32), r.equity_se.astype(np.float32)
+    else:
+        probs = evaluate_position(evaluator, boards, job.plies).float().numpy()
+        se = np.zeros(len(boards), np.float32)
+    return Labels(index, probs, se, 0.0, asdict(job))
 
 
-def _write(path: Path, labels: Labels) -> None:
-    save_npz(
-        path,
-        index=labels.index,
-        probs=labels.probs,
-        se=labels.se,
-        seconds=labels.seconds,
-        job=json.dumps(labels.job),
+def _join(parts: list, job: LabelJob) -> Labels | MoveLabels:
+    """The labels of ``parts`` (of the job's kind) one after the other; none: empty labels."""
+    index = np.concatenate([np.zeros(0, np.int64)] + [p.index for p in parts])
+    seconds = float(sum(p.seconds for p in parts))
+    if not job.moves:
+        return Labels(
+            index,
+            np.concatenate([np.zeros((0, 5), np.float32)] + [p.probs for p in parts]),
+            np.concatenate([np.zeros(0, np.float32)] + [p.se for p in parts]),
+            seconds,
+            asdict(job),
+        )
+    data = [p.afterstates for p in parts]
+    offsets = np.cumsum([0] + [d.pairs for d in data])
+    group = [d.group + int(o) for d, o in zip(data, offsets[:-1], strict=True)]
+    afterstates = LabelledAfterstates(
+        torch.cat([torch.zeros(0, 2, 25, dtype=torch.int8)] + [d.boards for d in data]),
+        torch.cat([torch.zeros(0, 5)] + [d.probs for d in data]),
+        torch.cat([torch.zeros(0, dtype=torch.long)] + group),
+        int(offsets[-1]),
     )
+    dice = np.concatenate([np.zeros((0, job.rolls, 2), np.int8)] + [p.dice for p in parts])
+    return MoveLabels(index, dice, afterstates, seconds, asdict(job))
+
+
+def _write(path: Path, labels: Labels | MoveLabels) -> None:
+    if isinstance(labels, MoveLabels):
+        a = labels.afterstates
+        arrays = {
+            "dice": labels.dice,
+            "boards": a.boards.numpy(),
+            "probs": a.probs.numpy(),
+            "group": a.group.numpy().astype(np.int32),
+        }
+    else:
+        arrays = {"probs": labels.probs, "se": labels.se}
+    save_npz(path, index=labels.index, seconds=labels.seconds, job=json.dumps(labels.job), **arrays)
+
+
+def _read(path: Path, job: LabelJob) -> Labels | MoveLabels:
+    return read_move_labels(path, job) if job.moves else read_labels(path, job)
+
+
+def _check_job(path: Path, theirs: dict, job: LabelJob | None) -> None:
+    """With ``job``: ``theirs`` (a label file's recipe) must be the same, chunk size aside."""
+    if job is None:
+        return
+    mine = json.loads(json.dumps(asdict(job)))
+    full = {**json.loads(json.dumps(asdict(LabelJob(kind=theirs.get("kind", job.kind))))), **theirs}
+    if {k: v for k, v in mine.items() if k != "chunk"} != {k: v for k, v in full.items() if k != "chunk"}:
+        raise ValueError(f"{path} was labelled with other settings: {theirs}")
 
 
 def read_labels(path: Path, job: LabelJob | None = None) -> Labels:
     """One label file (one shard); with ``job``, check that it was made with the same settings."""
     data = load_npz(path, "label file", ("index", "probs", "se", "seconds", "job"))
-    labels = Labels(data["index"], data["probs"], data["se"], float(data["seconds"]), data["job"])
-    if job is not None:
-        mine = json.loads(json.dumps(asdict(job)))
-        theirs = {k: v for k, v in labels.job.items() if k != "chunk"}
-        if {k: v for k, v in mine.items() if k != "chunk"} != theirs:
-            raise ValueError(f"{path} was labelled with other settings: {labels.job}")
-    return labels
+    _check_job(path, data["job"], job)
+    return Labels(data["index"], data["probs"], data["se"], float(data["seconds"]), data["job"])
+
+
+def read_move_labels(path: Path, job: LabelJob | None = None) -> MoveLabels:
+    """One shard's folder of move-label chunks, joined; with ``job``, check their settings."""
+    parts = []
+    for f in sorted(Path(path).glob("*.npz")):
+        d = load_npz(f, "move label file", ("index", "dice", "boards", "probs", "group", "seconds", "job"))
+        _check_job(f, d["job"], job)
+        pairs = d["dice"].shape[0] * d["dice"].shape[1]
+        if len(d["group"]) and not (d["group"].min() >= 0 and d["group"].max() < pairs):
+            raise ValueError(f"{f} is not a bgai move label file (its afterstates point past its positions)")
+        group = torch.as_tensor(d["group"]).long()
+        data = LabelledAfterstates(torch.as_tensor(d["boards"]), torch.as_tensor(d["probs"]), group, pairs)
+        parts.append(MoveLabels(d["index"], d["dice"], data, float(d["seconds"]), d["job"]))
+    if not parts and job is None:
+        raise ValueError(f"{path} holds no move labels")
+    return _join(parts, job or _job_of(parts[0].job))
 
 
 def load_labels(folder: str | Path, name: str) -> Labels:
@@ -207,3 +316,17 @@ def load_labels(folder: str | Path, name: str) -> Labels:
         sum(p.seconds for p in parts),
         parts[0].job,
     )
+
+
+def load_move_labels(folder: str | Path, name: str) -> MoveLabels:
+    """Every shard of the move labels called ``name`` (e.g. ``moves1x2-best``) in ``folder``, joined."""
+    shards = sorted(p for p in (Path(folder) / "labels").glob(f"{name}.*of*") if p.is_dir())
+    if not shards:
+        raise ValueError(f"no move labels called {name!r} in {folder}/labels")
+    parts = [read_move_labels(p) for p in shards]
+    return _join(parts, _job_of(parts[0].job))
+
+
+def _job_of(recipe: dict) -> LabelJob:
+    """The job a label file's saved recipe describes."""
+    return LabelJob(**{k: tuple(v) if isinstance(v, list) else v for k, v in recipe.items()})

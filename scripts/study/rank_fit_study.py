@@ -36,12 +36,11 @@ from bgai.bots import evaluator_of
 from bgai.model.checkpoint import FORMAT, checkpoint_path, load_net, save_atomic
 from bgai.model.grow import grow
 from bgai.model.net import ValueNet
-from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import NetEvaluator
 from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
 from bgai.train.distill import LabelledAfterstates, afterstates_of, distill, ranking_agreement
-from bgai.train.fit import position_loss
+from bgai.train.fit import listwise_loss, position_loss
 from bgai.train.positions import SOURCES, PositionDatabase
 
 
@@ -53,24 +52,6 @@ class Lookahead:
 
     def evaluate(self, boards: torch.Tensor) -> torch.Tensor:
         return evaluate_position(self.evaluator, boards, self.plies)
-
-
-def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, n: int) -> torch.Tensor:
-    """log softmax of ``x`` within each of ``n`` groups."""
-    top = torch.zeros(n).scatter_reduce_(0, group, x.detach(), "amax", include_self=False)
-    shifted = x - top[group]
-    return shifted - torch.zeros(n).index_add_(0, group, shifted.exp()).log()[group]
-
-
-def listwise_loss(
-    probs: torch.Tensor, target: torch.Tensor, group: torch.Tensor, groups: int, temperature: float
-) -> torch.Tensor:
-    """Mean over ``groups`` rolls of the cross-entropy between the teacher's and the net's softmax
-    of the mover's equity over the roll's afterstates. ``probs``/``target`` are for the player on
-    roll in the afterstates (the opponent), so the mover's equity is minus theirs."""
-    mine = _group_log_softmax(-cubeless_equity(probs) / temperature, group, groups)
-    theirs = _group_log_softmax(-cubeless_equity(target) / temperature, group, groups).exp()
-    return -(theirs * mine).sum() / groups
 
 
 def listwise(

@@ -17,7 +17,7 @@ A spec is ``NAME[@<n>ply]``:
 ``PATH``                     a bgai checkpoint file (e.g. ``runs/x/latest.pt``), 0-ply
 ``DIR``                      an exported opponent's folder (``bgai export``), at its level
 ``best:nodb`` / ``PATH:nodb``  the network alone, without the exact bear-off databases
-``best:noprune``             ``best`` without its pruning net (below)
+``best:noprune``             ``best`` (or ``PATH``) without its pruning net (below)
 ``gnubg``                    gnubg's own move choice (``gnubg_nn.best_move``), 0-ply
 ``gnubg:LEVEL``              gnubg's named levels, below
 ==========================  ===========================================================
@@ -26,9 +26,10 @@ A spec is ``NAME[@<n>ply]``:
 Suffixes combine: ``best:nodb:noprune@2ply``.
 
 **Pruning**: when ``checkpoints/best_pruner.pt`` exists, ``best`` carries it as a pruner (as
-gnubg's pruning nets): at 1 ply and deeper, the search picks each inner node's reply with that
-small net and values only the chosen reply with ``best`` (:mod:`bgai.search.ply`); the root's
-candidates are still ranked by ``best``. It changes nothing at 0-ply. The pruner gets the
+gnubg's pruning nets; a checkpoint ``X.pt`` likewise carries an ``X_pruner.pt`` beside it): at
+1 ply and deeper, the search picks each inner node's reply with that small net and values only
+the chosen reply with ``best`` (:mod:`bgai.search.ply`); the root's candidates are still ranked
+by ``best``. It changes nothing at 0-ply. The pruner gets the
 bear-off databases too unless ``:nodb``.
 
 gnubg's named levels (docs/formats.md §8) as far as ``gnubg_nn`` allows:
@@ -82,7 +83,7 @@ GNUBG_LEVELS: dict[str, tuple[int, float, str]] = {
 
 SPEC_HELP = (
     "random, pubeval, best, a checkpoint path (':nodb' after either: without the bear-off "
-    "databases; ':noprune' after best: without its pruning net), gnubg or gnubg:<level> "
+    "databases; ':noprune': without its pruning net), gnubg or gnubg:<level> "
     f"({'|'.join(GNUBG_LEVELS)}), optionally with @<n>ply"
 )
 
@@ -115,10 +116,7 @@ def load_player(spec: str) -> PlayerBase:
         return opponent_player(base, plies)
     base, options = _net_options(base)
     if base == "best" or _looks_like_path(base):
-        if "noprune" in options and base != "best":
-            raise ValueError(f"bad player spec {spec!r}: ':noprune' applies to best only")
-        prune = base == "best" and "noprune" not in options
-        evaluator = network_evaluator(base, bearoff="nodb" not in options, prune=prune)
+        evaluator = network_evaluator(base, bearoff="nodb" not in options, prune="noprune" not in options)
         return SearchPlayer(evaluator, plies or 0, name=name or f"{spec.split('@')[0]}@{plies or 0}ply")
     raise ValueError(f"unknown player {spec!r}: expected {SPEC_HELP}")
 

@@ -171,11 +171,12 @@ def test_best_without_a_pruner_file_has_none(shipped_with_pruner):
     assert pruner_of(load_player("best@2ply").evaluator) is None
 
 
-def test_noprune_is_for_best_only(tmp_path):
+def test_a_checkpoint_carries_the_pruner_beside_it_unless_noprune(tmp_path):
     torch.manual_seed(0)
     net = ValueNet("tesauro198", (8,))
     path = tmp_path / "tiny.pt"
     save_atomic({"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, path)
-    with pytest.raises(ValueError, match="noprune"):
-        load_player(f"{path}:noprune")
     assert pruner_of(load_player(f"{path}@1ply").evaluator) is None
+    shutil.copy(path, tmp_path / "tiny_pruner.pt")
+    assert pruner_of(load_player(f"{path}@1ply").evaluator) is not None
+    assert pruner_of(load_player(f"{path}:noprune@1ply").evaluator) is None

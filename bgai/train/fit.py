@@ -334,9 +334,12 @@ def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, n: int) -> torch.Te
 
 
 def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tensor:
-    b = torch.as_tensor(boards).long()
+    """The net's inputs for ``boards``, made once (a chunk at a time: the boards stay int8)."""
+    b = torch.as_tensor(boards)
     with torch.no_grad():
-        return torch.cat([net.encoding(b[i : i + chunk], net.checkers) for i in range(0, len(b), chunk)])
+        return torch.cat(
+            [net.encoding(b[i : i + chunk].long(), net.checkers) for i in range(0, len(b), chunk)]
+        )
 
 
 def position_loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tensor, kind: str) -> torch.Tensor:

@@ -334,12 +334,16 @@ def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, n: int) -> torch.Te
 
 
 def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tensor:
-    """The net's inputs for ``boards``, made once (a chunk at a time: the boards stay int8)."""
+    """The net's inputs for ``boards``, made once, a chunk at a time into one preallocated
+    tensor (millions of afterstates: the boards stay int8 and the inputs are never held twice)."""
     b = torch.as_tensor(boards)
     with torch.no_grad():
-        return torch.cat(
-            [net.encoding(b[i : i + chunk].long(), net.checkers) for i in range(0, len(b), chunk)]
-        )
+        first = net.encoding(b[:chunk].long(), net.checkers)
+        x = torch.empty(len(b), first.shape[1], dtype=first.dtype)
+        x[: len(first)] = first
+        for i in range(chunk, len(b), chunk):
+            x[i : i + chunk] = net.encoding(b[i : i + chunk].long(), net.checkers)
+    return x
 
 
 def position_loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tensor, kind: str) -> torch.Tensor:

@@ -14,6 +14,7 @@ A spec is ``NAME[@<n>ply]``:
 ``random`` / ``random:S``    uniformly random legal moves (seed ``S``, default 0)
 ``pubeval``                  Tesauro's pubeval (takes no ply)
 ``best``                     the network shipped in ``checkpoints/best.pt``, 0-ply
+``NAME``                     another shipped network, ``checkpoints/NAME.pt`` (``best_td``)
 ``PATH``                     a bgai checkpoint file (e.g. ``runs/x/latest.pt``), 0-ply
 ``DIR``                      an exported opponent's folder (``bgai export``), at its level
 ``best:nodb`` / ``PATH:nodb``  the network alone, without the exact bear-off databases
@@ -82,8 +83,8 @@ GNUBG_LEVELS: dict[str, tuple[int, float, str]] = {
 """Level -> (plies, noise, move filter)."""
 
 SPEC_HELP = (
-    "random, pubeval, best, a checkpoint path (':nodb' after either: without the bear-off "
-    "databases; ':noprune': without its pruning net), gnubg or gnubg:<level> "
+    "random, pubeval, best (or another shipped network: best_td), a checkpoint path (':nodb' after "
+    "either: without the bear-off databases; ':noprune': without its pruning net), gnubg or gnubg:<level> "
     f"({'|'.join(GNUBG_LEVELS)}), optionally with @<n>ply"
 )
 
@@ -115,7 +116,7 @@ def load_player(spec: str) -> PlayerBase:
     if Path(base).is_dir():  # an exported opponent's folder (bgai export); Opponent.load says what is wrong
         return opponent_player(base, plies)
     base, options = _net_options(base)
-    if base == "best" or _looks_like_path(base):
+    if base == "best" or _looks_like_path(base) or _is_shipped(base):
         evaluator = network_evaluator(base, bearoff="nodb" not in options, prune="noprune" not in options)
         return SearchPlayer(evaluator, plies or 0, name=name or f"{spec.split('@')[0]}@{plies or 0}ply")
     raise ValueError(f"unknown player {spec!r}: expected {SPEC_HELP}")
@@ -138,6 +139,12 @@ def _net_options(base: str) -> tuple[str, set[str]]:
 def _no_plies(spec: str, plies: int | None, what: str) -> None:
     if plies is not None:
         raise ValueError(f"bad player spec {spec!r}: {what} takes no @<n>ply")
+
+
+def _is_shipped(base: str) -> bool:
+    from bgai.model.checkpoint import SHIPPED
+
+    return base.isidentifier() and (SHIPPED / f"{base}.pt").is_file()
 
 
 def _looks_like_path(base: str) -> bool:

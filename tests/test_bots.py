@@ -206,6 +206,18 @@ def test_hint_ranks_moves_like_gnubgs_hint(capsys):
     assert "hint needs a player" in capsys.readouterr().err
 
 
+def test_shipped_networks_are_players_by_name_with_their_pruners():
+    from bgai.model.checkpoint import load_net, shipped_checkpoint
+    from bgai.search.evaluator import pruner_of
+
+    old = load_player("best_td@1ply")  # the TD net that best was distilled from
+    assert old.plies == 1 and old.name == "best_td@1ply" and pruner_of(old.evaluator) is not None
+    plain, new = load_player("best_td:nodb:noprune").evaluator, load_player("best:nodb:noprune").evaluator
+    assert plain.net.hidden == load_net(shipped_checkpoint("best_td")).hidden != new.net.hidden
+    with pytest.raises(ValueError, match="unknown player"):
+        load_player("best_nonesuch")
+
+
 def test_a_checkpoint_path_plays_with_lookahead(tmp_path):
     from bgai.model.checkpoint import FORMAT, save_atomic
     from bgai.model.net import ValueNet

@@ -265,6 +265,12 @@ def test_cli_refuses_bad_data_commands(database, capsys):
     assert "shard must be" in capsys.readouterr().err
     assert main(["data", "label", database, "--kind", "ply9"]) == 2
     assert "unknown label kind" in capsys.readouterr().err
+    assert main(["data", "label", database, "--kind", "moves1", "--rolls", "0"]) == 2
+    assert "rolls must be" in capsys.readouterr().err
+    assert main(["data", "label", database, "--kind", "moves1", "--sources", "opening"]) == 2
+    assert "unknown position source" in capsys.readouterr().err
+    assert main(["data", "label", database, "--kind", "ply2", "--player", "gnubg@2ply"]) == 2
+    assert "never come from gnubg" in capsys.readouterr().err
     assert main(["data", "info", database, "--json"]) == 0
     assert '"positions"' in capsys.readouterr().out
 

@@ -14,6 +14,7 @@ from bgai.engine.movegen import expand
 from bgai.engine.sampling import backgame_starts
 from bgai.model.checkpoint import FORMAT, save_atomic
 from bgai.model.net import ValueNet
+from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import NetEvaluator
 from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
@@ -151,6 +152,25 @@ def test_move_labels_are_every_legal_move_of_seeded_rolls_resumable_and_sharded(
         )
     with pytest.raises(ValueError, match="never come from gnubg"):
         LabelJob(kind="moves1", player="gnubg@2ply")
+
+
+def test_deep_move_labels_can_be_deep_for_each_rolls_top_moves_only(database, best):
+    job = LabelJob(kind="moves2", top=2, classes=("contact",), chunk=2)
+    assert job.name == "moves2top2-best-contact"
+    a = label(best, database, job, stop_after=0.0).afterstates
+    shallow = evaluate_position(best, a.boards.long(), 1)
+    mover = -cubeless_equity(shallow)
+    for g in range(a.pairs):
+        rows = torch.nonzero(a.group == g).squeeze(1)
+        top = rows[torch.argsort(mover[rows], descending=True)[:2]]
+        rest = rows[~torch.isin(rows, top)]
+        deep = evaluate_position(best, a.boards[top].long(), 2)
+        np.testing.assert_allclose(a.probs[top], deep, atol=1e-5)
+        change = (deep - shallow[top]).mean(0)
+        np.testing.assert_allclose(a.probs[rest], (shallow[rest] + change).clamp(0, 1), atol=1e-5)
+        assert len(rest) and (change.abs() > 1e-4).any()  # a real test: the depths differ
+    with pytest.raises(ValueError, match="top"):
+        LabelJob(kind="moves1", top=2)
 
 
 def test_listwise_fitting_learns_the_teachers_move_choices(database, tmp_path):

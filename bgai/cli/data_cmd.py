@@ -51,6 +51,12 @@ def register(subparsers) -> None:
     label.add_argument("--classes", default="", help="only these classes, comma separated")
     label.add_argument("--sources", default="", help="only positions from these sources, comma separated")
     label.add_argument("--rolls", type=int, default=1, help="move kinds: rolls per position (default 1)")
+    label.add_argument(
+        "--top",
+        type=int,
+        default=0,
+        help="moves2 and deeper: only each roll's TOP best moves by 1-ply that deep (default 0: all)",
+    )
     label.add_argument("--held-out-only", action="store_true", help="only the held-out part")
     label.add_argument("--shard", default="0/1", help="K/N: this process labels every N-th position from K")
     label.add_argument("--chunk", type=int, default=256, help="positions per saved chunk (default 256)")
@@ -119,6 +125,7 @@ def _label(args) -> int:
         classes=tuple(c for c in args.classes.split(",") if c),
         sources=tuple(c for c in args.sources.split(",") if c),
         rolls=args.rolls,
+        top=args.top,
         held_out_only=args.held_out_only,
         shard=(k, n),
         chunk=args.chunk,

@@ -34,6 +34,7 @@ import torch
 
 from bgai.bearoff.evaluator import is_bearoff
 from bgai.engine.dice import dice_of
+from bgai.model.probs import cubeless_equity
 from bgai.rollout import RolloutSettings, rollout_positions
 from bgai.search.evaluator import Evaluator
 from bgai.search.ply import evaluate_position
@@ -61,6 +62,7 @@ class LabelJob:
     rollout_plies: int = 0
     seed: int = 0
     rolls: int = 1  # move kinds: rolls per position
+    top: int = 0  # move kinds past 1 ply: only each roll's top moves (by 1-ply) that deep; 0: all
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -75,6 +77,8 @@ class LabelJob:
             raise ValueError(f"unknown position source {unknown[0]!r}: choose from {', '.join(SOURCES)}")
         if self.rolls < 1:
             raise ValueError(f"rolls must be at least 1, got {self.rolls}")
+        if self.top < 0 or (self.top and not (self.moves and self.plies >= 2)):
+            raise ValueError(f"top (got {self.top}) is for move kinds of 2 plies or more, and not negative")
         k, n = self.shard
         if not (n >= 1 and 0 <= k < n):
             raise ValueError(f"shard must be K/N with 0 <= K < N, got {k}/{n}")
@@ -110,8 +114,8 @@ class LabelJob:
                 + (f"t{self.truncate}" if self.truncate else "")
                 + (f"p{self.rollout_plies}" if self.rollout_plies else "")
             )
-        elif self.moves and self.rolls > 1:
-            how = f"{self.kind}x{self.rolls}"
+        elif self.moves:
+            how += (f"x{self.rolls}" if self.rolls > 1 else "") + (f"top{self.top}" if self.top else "")
         part = "".join(f"-{c}" for c in self.classes + self.sources)
         part += "-heldout" if self.held_out_only else ""
         return f"{how}-{self.player.replace('/', '_').replace(':', '_')}{part}"
@@ -211,8 +215,10 @@ def _label_chunk(evaluator: Evaluator, boards: torch.Tensor, index: np.ndarray, 
             torch.as_tensor(dice),
             skip=is_bearoff,
             chunk=256,
-            plies=job.plies,
+            plies=1 if job.top else job.plies,
         )
+        if job.top:
+            data = _deepen(evaluator, data, job.plies, job.top)
         dice = dice.reshape(len(index), job.rolls, 2).astype(np.int8)
         return MoveLabels(index, dice, data, 0.0, asdict(job))
     if job.kind == "rollout":
@@ -222,6 +228,26 @@ def _label_chunk(evaluator: Evaluator, boards: torch.Tensor, index: np.ndarray, 
         probs = evaluate_position(evaluator, boards, job.plies).float().numpy()
         se = np.zeros(len(boards), np.float32)
     return Labels(index, probs, se, 0.0, asdict(job))
+
+
+def _deepen(evaluator: Evaluator, data: LabelledAfterstates, plies: int, top: int) -> LabelledAfterstates:
+    """Each roll's ``top`` moves (by their 1-ply values in ``data``) valued at ``plies``; the
+    roll's other moves keep their 1-ply values moved by the roll's mean change of its top moves,
+    so that the odd-even difference between depths does not rank them against the deep ones
+    (the listwise loss compares all of a roll's moves). Probabilities are clipped to [0, 1]."""
+    mover = -cubeless_equity(data.probs)  # the afterstates' values are the opponent's
+    order = torch.argsort(mover, descending=True, stable=True)
+    order = order[torch.argsort(data.group[order], stable=True)]  # by roll, best first
+    counts = torch.bincount(data.group, minlength=data.pairs)
+    rank = torch.empty_like(order)
+    rank[order] = torch.arange(len(order)) - (torch.cumsum(counts, 0) - counts)[data.group[order]]
+    deep = rank < top
+    probs = data.probs.clone()
+    probs[deep] = evaluate_position(evaluator, data.boards[deep].long(), plies).float()
+    change = torch.zeros(data.pairs, 5).index_add_(0, data.group[deep], probs[deep] - data.probs[deep])
+    change /= counts.clamp(max=top).clamp(min=1)[:, None].float()
+    probs[~deep] = (probs[~deep] + change[data.group[~deep]]).clamp(0, 1)
+    return LabelledAfterstates(data.boards, probs, data.group, data.pairs)
 
 
 def _join(parts: list, job: LabelJob) -> Labels | MoveLabels:

@@ -224,11 +224,11 @@ def test_the_listwise_loss_cares_about_the_movers_best_moves_not_the_worst():
 
 def test_fit_starts_from_the_trained_net_keeps_the_best_and_resumes(database, best, tmp_path):
     label(best, database, LabelJob(kind="ply0", chunk=1000))
-    cfg = FitConfig(database=database, labels=("ply0-best",), hidden=(160,), epochs=1, lr=1e-4)
+    cfg = FitConfig(database=database, labels=("ply0-best",), hidden=(288,), epochs=1, lr=1e-4)
     first = fit(cfg, tmp_path / "run", log=lambda _: None)
     assert (tmp_path / "run" / "best.pt").exists() and (tmp_path / "run" / "latest.pt").exists()
     lines = []
-    longer = FitConfig(database=database, labels=("ply0-best",), hidden=(160,), epochs=2, lr=1e-4)
+    longer = FitConfig(database=database, labels=("ply0-best",), hidden=(288,), epochs=2, lr=1e-4)
     fit(longer, tmp_path / "run", log=lines.append)
     assert lines[0] == "resuming at epoch 1" and lines[-1].startswith("epoch 2")
     assert first["equity_mae"] < 0.05  # the grown net starts where best is: its own 0-ply labels

@@ -19,9 +19,10 @@ worldclass      2      0       gnubg's World class: 2-ply, "normal" move filter
 ==============  =====  ======  ===========================================================
 
 The noise values are not gnubg's (0.060 / 0.050 / 0.030 / 0.015): they were measured so that
-each noisy level of the TD net ``best_td`` (``best`` when they were measured) grades in the class of gnubg's rating scale it is
-named after (error rate judged by gnubg 2-ply, :mod:`bgai.opponent.grade`; beginner 26-35,
-casual 18-26, intermediate 12-18, advanced 8-12 per 1000 decisions), with
+each noisy level of the TD net ``best_td`` (``best`` when they were measured) grades in the
+class of gnubg's rating scale it is named after (error rate judged by gnubg 2-ply,
+:mod:`bgai.opponent.grade`; beginner 26-35, casual 18-26, intermediate 12-18, advanced 8-12
+per 1000 decisions), with
 ``scripts/study/calibrate_ladder.py``. On 2,000 common positions judged by gnubg 2-ply the 0-ply net
 lost 7.5 per 1000 with no noise, 8.5 with 0.010, 9.4 with 0.015, 14.0 with 0.035, 20.8 with
 0.055, 29.7 with 0.080 and 33.7 with 0.090; in a level's own games the rates run about 1-3

@@ -102,8 +102,8 @@ class LabelJob:
 
     @property
     def plies(self) -> int:
-        """The search depth of a ply or moves label."""
-        return int(self.kind[-1])
+        """The search depth of a ply or moves label (a rollout's: that of its checker play)."""
+        return self.rollout_plies if self.kind == "rollout" else int(self.kind[-1])
 
     @property
     def name(self) -> str:

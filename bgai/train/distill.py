@@ -47,6 +47,20 @@ class LabelledAfterstates:
     def __len__(self) -> int:
         return len(self.boards)
 
+    @staticmethod
+    def join(sets: list[LabelledAfterstates]) -> LabelledAfterstates:
+        """Several sets as one (none: an empty one), their pairs numbered one after the other."""
+        group, pairs = [torch.zeros(0, dtype=torch.long)], 0
+        for d in sets:
+            group.append(d.group + pairs)
+            pairs += d.pairs
+        return LabelledAfterstates(
+            torch.cat([torch.zeros(0, 2, 25, dtype=torch.int8)] + [d.boards for d in sets]),
+            torch.cat([torch.zeros(0, 5)] + [d.probs for d in sets]),
+            torch.cat(group),
+            pairs,
+        )
+
 
 def selfplay_positions(
     teacher: Evaluator,

@@ -239,7 +239,7 @@ class _MoveChoices:
             if labels.index.max(initial=-1) >= len(db):
                 raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
             sets.append((labels.afterstates, np.repeat(db.held_out[labels.index], labels.dice.shape[1])))
-        data = _join_afterstates([d for d, _ in sets])
+        data = LabelledAfterstates.join([d for d, _ in sets])
         held_pair = np.concatenate([h for _, h in sets])
         self.x, self.y, self.group, self.cfg = _encode(net, data.boards.numpy()), data.probs, data.group, cfg
         self.order = torch.argsort(data.group, stable=True)  # rows by pair
@@ -302,17 +302,6 @@ class _MoveChoices:
             "equity_lost": lost / n,
             "equity_mae": float(errors.mean()) if len(errors) else float("nan"),
         }
-
-
-def _join_afterstates(sets: list[LabelledAfterstates]) -> LabelledAfterstates:
-    """Several sets of labelled afterstates as one, their pairs numbered one after the other."""
-    offsets = np.cumsum([0] + [d.pairs for d in sets])
-    return LabelledAfterstates(
-        torch.cat([d.boards for d in sets]),
-        torch.cat([d.probs for d in sets]),
-        torch.cat([d.group + int(o) for d, o in zip(sets, offsets[:-1], strict=True)]),
-        int(offsets[-1]),
-    )
 
 
 def listwise_loss(

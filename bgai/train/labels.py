@@ -262,15 +262,7 @@ def _join(parts: list, job: LabelJob) -> Labels | MoveLabels:
             seconds,
             asdict(job),
         )
-    data = [p.afterstates for p in parts]
-    offsets = np.cumsum([0] + [d.pairs for d in data])
-    group = [d.group + int(o) for d, o in zip(data, offsets[:-1], strict=True)]
-    afterstates = LabelledAfterstates(
-        torch.cat([torch.zeros(0, 2, 25, dtype=torch.int8)] + [d.boards for d in data]),
-        torch.cat([torch.zeros(0, 5)] + [d.probs for d in data]),
-        torch.cat([torch.zeros(0, dtype=torch.long)] + group),
-        int(offsets[-1]),
-    )
+    afterstates = LabelledAfterstates.join([p.afterstates for p in parts])
     dice = np.concatenate([np.zeros((0, job.rolls, 2), np.int8)] + [p.dice for p in parts])
     return MoveLabels(index, dice, afterstates, seconds, asdict(job))
 

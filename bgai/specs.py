@@ -142,9 +142,12 @@ def _no_plies(spec: str, plies: int | None, what: str) -> None:
 
 
 def _is_shipped(base: str) -> bool:
-    from bgai.model.checkpoint import SHIPPED
+    from bgai.model.checkpoint import shipped_checkpoint
 
-    return base.isidentifier() and (SHIPPED / f"{base}.pt").is_file()
+    try:
+        return base.isidentifier() and shipped_checkpoint(base).is_file()
+    except ValueError:
+        return False
 
 
 def _looks_like_path(base: str) -> bool:

@@ -114,6 +114,23 @@ def afterstates_of(
     return LabelledAfterstates(boards_out, probs, group, len(boards))
 
 
+class PairIndex:
+    """Where each (position, roll) pair's rows lie in a :class:`LabelledAfterstates`, to batch
+    whole pairs (a roll's moves are compared with each other)."""
+
+    def __init__(self, data: LabelledAfterstates) -> None:
+        self.order = torch.argsort(data.group, stable=True)  # rows by pair
+        self.counts = torch.bincount(data.group, minlength=data.pairs)
+        self.starts = torch.cumsum(self.counts, 0) - self.counts
+
+    def rows(self, pairs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The rows of ``pairs``, pair after pair, and for each row its pair's place in ``pairs``."""
+        sizes = self.counts[pairs]
+        within = torch.arange(int(sizes.sum())) - (torch.cumsum(sizes, 0) - sizes).repeat_interleave(sizes)
+        rows = self.order[self.starts[pairs].repeat_interleave(sizes) + within]
+        return rows, torch.arange(len(pairs)).repeat_interleave(sizes)
+
+
 @dataclass
 class DistillResult:
     """What :func:`distill` did: the mean training loss of each epoch and the wall time."""
@@ -169,10 +186,7 @@ def distill(
     ``seconds``.
     """
     gen = torch.Generator().manual_seed(seed)
-    order_by_group = torch.argsort(data.group, stable=True)
-    group_sorted = data.group[order_by_group]
-    counts = torch.bincount(group_sorted, minlength=data.pairs)
-    starts = torch.cumsum(counts, 0) - counts
+    index = PairIndex(data)
     optimiser = torch.optim.Adam(student.parameters(), lr=lr)
     steps_per_epoch = max(1, math.ceil(len(data) / batch))
     total = epochs * steps_per_epoch
@@ -181,26 +195,22 @@ def distill(
     step = 0
     student.train()
     for epoch in range(epochs):
-        groups = torch.randperm(data.pairs, generator=gen)
-        sizes = counts[groups]
-        first = starts[groups].repeat_interleave(sizes)
-        offset = torch.arange(int(sizes.sum())) - (torch.cumsum(sizes, 0) - sizes).repeat_interleave(sizes)
-        order = order_by_group[first + offset]
+        order, _ = index.rows(torch.randperm(data.pairs, generator=gen))
         running, seen = 0.0, 0
-        for index in order.split(batch):
+        for rows in order.split(batch):
             progress = step / total
             if seconds is not None:
                 progress = min(1.0, max(progress, (time.perf_counter() - begin) / seconds))
             for g in optimiser.param_groups:
                 g["lr"] = lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * progress)))
             loss = distill_loss(
-                student, data.boards[index], data.probs[index], data.group[index], equity_weight, rank_weight
+                student, data.boards[rows], data.probs[rows], data.group[rows], equity_weight, rank_weight
             )
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
             optimiser.step()
-            running += float(loss.detach()) * len(index)
-            seen += len(index)
+            running += float(loss.detach()) * len(rows)
+            seen += len(rows)
             step += 1
             if seconds is not None and time.perf_counter() - begin > seconds:
                 break

@@ -48,7 +48,7 @@ from bgai.model.checkpoint import (
 from bgai.model.grow import grow
 from bgai.model.net import ValueNet
 from bgai.model.probs import cubeless_equity
-from bgai.train.distill import LabelledAfterstates
+from bgai.train.distill import LabelledAfterstates, PairIndex
 from bgai.train.labels import load_labels, load_move_labels
 from bgai.train.positions import CLASSES, PositionDatabase
 
@@ -241,23 +241,13 @@ class _MoveChoices:
             sets.append((labels.afterstates, np.repeat(db.held_out[labels.index], labels.dice.shape[1])))
         data = LabelledAfterstates.join([d for d, _ in sets])
         held_pair = np.concatenate([h for _, h in sets])
-        self.x, self.y, self.group, self.cfg = _encode(net, data.boards.numpy()), data.probs, data.group, cfg
-        self.order = torch.argsort(data.group, stable=True)  # rows by pair
-        self.counts = torch.bincount(data.group, minlength=data.pairs)
-        self.starts = torch.cumsum(self.counts, 0) - self.counts
-        real = (self.counts >= 2).numpy()  # rolls with a choice to make
+        self.x, self.y, self.cfg = _encode(net, data.boards.numpy()), data.probs, cfg
+        self.index = PairIndex(data)
+        real = (self.index.counts >= 2).numpy()  # rolls with a choice to make
         self.train_pairs = torch.as_tensor(np.flatnonzero(real & ~held_pair))
         self.test_pairs = torch.as_tensor(np.flatnonzero(real & held_pair))
         if not len(self.train_pairs):
             raise ValueError("no labelled rolls with a choice of moves in the training part")
-
-    def _rows(self, pairs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The afterstate rows of ``pairs`` and, for each, its pair's number within ``pairs``."""
-        sizes = self.counts[pairs]
-        offsets = torch.arange(int(sizes.sum())) - (torch.cumsum(sizes, 0) - sizes).repeat_interleave(sizes)
-        return self.order[self.starts[pairs].repeat_interleave(sizes) + offsets], torch.arange(
-            len(pairs)
-        ).repeat_interleave(sizes)
 
     def _loss(self, probs: torch.Tensor, rows: torch.Tensor, local: torch.Tensor, pairs: int) -> torch.Tensor:
         loss = listwise_loss(probs, self.y[rows], local, pairs, self.cfg.temperature)
@@ -271,7 +261,7 @@ class _MoveChoices:
         rolls = max(1, self.cfg.batch // 4)  # about a batch of afterstates (some 15 a roll)
         total = 0.0
         for pairs in order.split(rolls):
-            rows, local = self._rows(pairs)
+            rows, local = self.index.rows(pairs)
             loss = self._loss(net.forward_encoded(self.x[rows]), rows, local, len(pairs))
             optimizer.zero_grad()
             loss.backward()
@@ -284,7 +274,7 @@ class _MoveChoices:
         losses, same, lost, err = [], 0, 0.0, []
         with torch.no_grad():
             for pairs in self.test_pairs.split(4096):
-                rows, local = self._rows(pairs)
+                rows, local = self.index.rows(pairs)
                 probs = net.forward_encoded(self.x[rows])
                 losses.append(float(self._loss(probs, rows, local, len(pairs))) * len(pairs))
                 # the mover picks the afterstate of lowest equity for the opponent on roll there

@@ -37,7 +37,7 @@ from bgai.engine.dice import dice_of
 from bgai.model.probs import cubeless_equity
 from bgai.rollout import RolloutSettings, rollout_positions
 from bgai.search.evaluator import Evaluator
-from bgai.search.ply import evaluate_position
+from bgai.search.ply import FilterStage, evaluate_position, keep_by_filter
 from bgai.train.distill import LabelledAfterstates, afterstates_of
 from bgai.train.positions import CLASSES, SOURCES, PositionDatabase, load_npz, save_npz
 
@@ -236,12 +236,8 @@ def _deepen(evaluator: Evaluator, data: LabelledAfterstates, plies: int, top: in
     so that the odd-even difference between depths does not rank them against the deep ones
     (the listwise loss compares all of a roll's moves). Probabilities are clipped to [0, 1]."""
     mover = -cubeless_equity(data.probs)  # the afterstates' values are the opponent's
-    order = torch.argsort(mover, descending=True, stable=True)
-    order = order[torch.argsort(data.group[order], stable=True)]  # by roll, best first
+    deep = keep_by_filter(mover, data.group, data.pairs, FilterStage(top, 0, 0.0))
     counts = torch.bincount(data.group, minlength=data.pairs)
-    rank = torch.empty_like(order)
-    rank[order] = torch.arange(len(order)) - (torch.cumsum(counts, 0) - counts)[data.group[order]]
-    deep = rank < top
     probs = data.probs.clone()
     probs[deep] = evaluate_position(evaluator, data.boards[deep].long(), plies).float()
     change = torch.zeros(data.pairs, 5).index_add_(0, data.group[deep], probs[deep] - data.probs[deep])

@@ -39,7 +39,7 @@ from bgai.model.net import ValueNet
 from bgai.search.evaluator import NetEvaluator
 from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
-from bgai.train.distill import LabelledAfterstates, afterstates_of, distill, ranking_agreement
+from bgai.train.distill import LabelledAfterstates, PairIndex, afterstates_of, distill, ranking_agreement
 from bgai.train.fit import listwise_loss, position_loss
 from bgai.train.positions import SOURCES, PositionDatabase
 
@@ -71,21 +71,14 @@ def listwise(
     The choice alone leaves the level of the values free (cube decisions need it), so
     ``value_weight`` adds ``bgai fit``'s squared error of the probabilities and of the equity."""
     gen = torch.Generator().manual_seed(seed)
-    order = torch.argsort(data.group, stable=True)
-    counts = torch.bincount(data.group, minlength=data.pairs)
-    starts = torch.cumsum(counts, 0) - counts
+    index = PairIndex(data)
     net.train()
     for _ in range(epochs):
         for groups in torch.randperm(data.pairs, generator=gen).split(64):
-            groups = groups[counts[groups] >= 2]
+            groups = groups[index.counts[groups] >= 2]
             if not len(groups):
                 continue
-            sizes = counts[groups]
-            offsets = torch.arange(int(sizes.sum())) - (torch.cumsum(sizes, 0) - sizes).repeat_interleave(
-                sizes
-            )
-            rows = order[starts[groups].repeat_interleave(sizes) + offsets]
-            local = torch.arange(len(groups)).repeat_interleave(sizes)
+            rows, local = index.rows(groups)
 
             probs = net.forward_encoded(x[rows])
             loss = listwise_loss(probs, data.probs[rows], local, len(groups), temperature)

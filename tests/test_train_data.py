@@ -198,7 +198,48 @@ def test_listwise_fitting_learns_the_teachers_move_choices(database, tmp_path):
     assert after["same_move"] >= 0.8 > before["same_move"] + 0.3, lines
     assert 0 <= after["equity_lost"] < before["equity_lost"] / 4, lines
     with pytest.raises(ValueError, match="no move labels called"):
-        fit(FitConfig(database=database, labels=("ply0-best",), loss="listwise"), tmp_path / "other")
+        fit(FitConfig(database=database, labels=("moves0-other",), loss="listwise"), tmp_path / "other")
+
+
+def test_a_listwise_fit_learns_position_labels_beside_the_moves_by_their_weight(database, best, tmp_path):
+    """Values of back-game positions (by another net) beside move labels: the values are learnt as
+    much as their weight asks, the moves when the values ask little."""
+    torch.manual_seed(1)
+    nets = {name: ValueNet("tesauro198", [8]) for name in ("teacher", "student")}
+    for name, net in nets.items():
+        save_atomic(
+            {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, tmp_path / f"{name}.pt"
+        )
+    moves = LabelJob(kind="moves0", player=str(tmp_path / "teacher.pt"), rolls=2, chunk=1000)
+    label(NetEvaluator(nets["teacher"]), database, moves)
+    values = LabelJob(kind="ply0", classes=("backgame",), chunk=1000)
+    label(best, database, values)
+    histories = {}
+    for weight in ("1", "0.001"):
+        cfg = FitConfig(
+            database=database,
+            labels=(moves.name, f"{values.name}:{weight}"),
+            init=str(tmp_path / "student.pt"),
+            loss="listwise",
+            lr=1e-2,
+            epochs=3,
+            batch=64,
+        )
+        fit(cfg, tmp_path / weight, log=lambda _: None)
+        histories[weight] = torch.load(tmp_path / weight / "latest.pt", weights_only=False)["fit_state"][
+            "history"
+        ]
+    before, strong, faint = histories["1"][0], histories["1"][-1], histories["0.001"][-1]
+    assert set(before) >= {"same_move", "positions_equity_mae", "equity_mae_backgame"}
+    assert (
+        strong["positions_equity_mae"]
+        < min(before["positions_equity_mae"], faint["positions_equity_mae"]) / 2
+    )
+    assert faint["same_move"] >= 0.7 > before["same_move"] + 0.2
+    with pytest.raises(ValueError, match="needs move labels"):
+        FitConfig(database=database, labels=("ply0-best",), loss="listwise")
+    with pytest.raises(ValueError, match="with --loss listwise"):
+        FitConfig(database=database, labels=(moves.name, "ply0-best"))
 
 
 def test_the_listwise_loss_cares_about_the_movers_best_moves_not_the_worst():

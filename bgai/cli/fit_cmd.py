@@ -2,6 +2,7 @@
 
     bgai fit runs/data/db1 runs/fit/wide256 --labels ply2-best --init best --hidden 256
     bgai fit runs/data/db2 runs/fit/moves --labels moves1x2-best-selfplay --loss listwise --hidden 256
+    bgai fit runs/data/db2 runs/fit/mix --labels moves1x2-best,rollout36-best-backgame:0.5 --loss listwise
 
 Starts from ``--init`` (grown to ``--hidden``/``--encoding`` when they ask for more), fits the
 labels of the database's training part, measures the held-out part after every epoch and keeps
@@ -26,7 +27,8 @@ def register(subparsers) -> None:
         "--labels",
         required=True,
         help="label names, comma separated (later ones win on shared positions), each with an optional "
-        "loss weight, e.g. ply1-best:0.1,rollout36t7-best",
+        "loss weight, e.g. ply1-best:0.1,rollout36t7-best; a listwise fit takes move labels and may take "
+        "position labels beside them (moves2x2top3-best,rollout36-best-backgame:0.5)",
     )
     parser.add_argument("--init", default="best", help="start from this checkpoint or shipped name (best)")
     parser.add_argument("--hidden", default="", help="hidden sizes, e.g. 256 or 256,128 (default: init's)")

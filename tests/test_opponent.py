@@ -86,7 +86,7 @@ def test_export_command_and_the_lazy_top_level_name(checkpoint, tmp_path, capsys
     assert main(["export", str(checkpoint), "--level", "Casual", "-o", str(out)]) == 0
     assert "bgai-casual-v1" in capsys.readouterr().out
     opponent = bgai.Opponent.load(out)
-    assert (opponent.level, opponent.plies, opponent.noise) == ("casual", 0, 0.062)
+    assert (opponent.level, opponent.plies, opponent.noise) == ("casual", 0, LEVELS["casual"].noise)
 
 
 def test_onnx_without_the_package_is_a_one_line_error(checkpoint, tmp_path, capsys, monkeypatch):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -197,6 +199,9 @@ def test_listwise_fitting_learns_the_teachers_move_choices(database, tmp_path):
     before, after = history[0], history[-1]
     assert after["same_move"] >= 0.8 > before["same_move"] + 0.3, lines
     assert 0 <= after["equity_lost"] < before["equity_lost"] / 4, lines
+    lines.clear()
+    fit(dataclasses.replace(cfg, epochs=3), tmp_path / "run", log=lines.append)  # a listwise fit resumes
+    assert lines[0] == "resuming at epoch 2" and lines[-1].startswith("epoch 3"), lines
     with pytest.raises(ValueError, match="no move labels called"):
         fit(FitConfig(database=database, labels=("moves0-other",), loss="listwise"), tmp_path / "other")
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -155,7 +155,9 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
     saved = run / "fit.json"
     if saved.exists():
         mine = json.loads(json.dumps(asdict(cfg)))
-        defaults = json.loads(json.dumps(asdict(FitConfig(database=cfg.database, labels=cfg.labels))))
+        defaults = json.loads(
+            json.dumps({f.name: f.default for f in fields(FitConfig) if f.default is not MISSING})
+        )
         previous = {**defaults, **json.loads(saved.read_text())}  # settings added since keep their defaults
         if {k: v for k, v in previous.items() if k not in _MAY_CHANGE} != {
             k: v for k, v in mine.items() if k not in _MAY_CHANGE

@@ -227,20 +227,17 @@ class _Positions:
         return list(order.tensor_split(steps))
 
     def loss(self, net: ValueNet, batch: torch.Tensor) -> torch.Tensor:
-        if not len(batch):
-            return torch.zeros(())
         return position_loss(net.forward_encoded(self.x[batch]), self.y[batch], self.w[batch], self.cfg.loss)
 
     def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
-        order = torch.as_tensor(self.train_rows)[torch.randperm(len(self.train_rows), generator=gen)]
         total = 0.0
-        for batch in order.split(self.cfg.batch):
+        for batch in self.batches(-(-len(self.train_rows) // self.cfg.batch), gen):
             loss = self.loss(net, batch)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             total += float(loss.detach()) * len(batch)
-        return total / max(len(order), 1)
+        return total / max(len(self.train_rows), 1)
 
     def measure(self, net: ValueNet) -> dict:
         return _measure(net, self.x, self.y, self.w, self.klass, self.test_rows, self.cfg.loss)
@@ -280,6 +277,11 @@ class _MoveChoices:
             loss = loss + self.cfg.value_weight * value
         return loss
 
+    def _positions_term(self, loss, rows) -> torch.Tensor:
+        """The position labels' ``loss`` (weighted mean over ``rows``) as it counts beside the
+        moves: a set of weight 1 counts as much as all the afterstates' values."""
+        return self.cfg.value_weight * self.positions.w[torch.as_tensor(rows)].mean() * loss
+
     def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
         order = self.train_pairs[torch.randperm(len(self.train_pairs), generator=gen)]
         rolls = max(1, self.cfg.batch // 4)  # about a batch of afterstates (some 15 a roll)
@@ -289,9 +291,8 @@ class _MoveChoices:
         for pairs, share in zip(steps, shares, strict=True):
             rows, local = self.index.rows(pairs)
             loss = self._loss(net.forward_encoded(self.x[rows]), rows, local, len(pairs))
-            if share is not None:  # a set of weight 1 counts as much as all the afterstates' values
-                weight = self.positions.w[share].mean() if len(share) else 0.0
-                loss = loss + self.cfg.value_weight * weight * self.positions.loss(net, share)
+            if share is not None and len(share):
+                loss = loss + self._positions_term(self.positions.loss(net, share), share)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -323,8 +324,7 @@ class _MoveChoices:
         }
         if self.positions and len(self.positions.test_rows):  # their loss counts as in training
             theirs = self.positions.measure(net)
-            weight = float(self.positions.w[self.positions.test_rows].mean())
-            report["loss"] += self.cfg.value_weight * weight * theirs.pop("loss")
+            report["loss"] += float(self._positions_term(theirs.pop("loss"), self.positions.test_rows))
             report |= {f"positions_{k}" if k in ("mse", "equity_mae") else k: v for k, v in theirs.items()}
         return report
 

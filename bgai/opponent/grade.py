@@ -470,6 +470,13 @@ class PairedGrade:
         return "\n".join(lines)
 
 
+def choices_of(player: PlayerBase, positions: Decisions, chunk: int = 128) -> Decisions:
+    """``positions`` (boards and rolls) with ``player``'s move in each, chosen ``chunk`` at a time."""
+    boards, dice = positions.boards, positions.dice
+    moves = [player.choose(boards[i : i + chunk], dice[i : i + chunk]) for i in range(0, len(boards), chunk)]
+    return Decisions(boards, dice, torch.cat(moves).to(torch.int8))
+
+
 def paired_grade(
     players: list[PlayerBase],
     positions: Decisions,
@@ -487,19 +494,16 @@ def paired_grade(
     if len(players) < 2 or not len(positions):
         raise ValueError("a paired grade needs at least two players and one position")
     began = time.perf_counter()
-    boards, dice = positions.boards, positions.dice
     lost, chosen = [], []
     for player in players:
         start = time.perf_counter()
-        moves = torch.cat(
-            [player.choose(boards[i : i + chunk], dice[i : i + chunk]) for i in range(0, len(boards), chunk)]
-        ).to(torch.int8)
-        lost.append(judge.equity_lost(Decisions(boards, dice, moves)))
-        chosen.append(moves)
+        choices = choices_of(player, positions, chunk)
+        lost.append(judge.equity_lost(choices))
+        chosen.append(choices.chosen)
         if progress:
             print(
-                f"  {player.name}: {1000 * lost[-1].mean():.2f} per 1000 on {len(boards)} common positions "
-                f"({time.perf_counter() - start:.0f} s)",
+                f"  {player.name}: {1000 * lost[-1].mean():.2f} per 1000 on {len(positions)} common "
+                f"positions ({time.perf_counter() - start:.0f} s)",
                 file=sys.stderr,
                 flush=True,
             )
@@ -511,7 +515,7 @@ def paired_grade(
         steps.append(PairedStep(players[k].name, players[k + 1].name, mean, ci, differ))
     return PairedGrade(
         judge=judge.name,
-        positions=len(boards),
+        positions=len(positions),
         players=[p.name for p in players],
         error_rates=[r for r, _ in rates],
         error_rate_ci95=[c for _, c in rates],

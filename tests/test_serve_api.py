@@ -550,7 +550,8 @@ def test_a_slow_request_does_not_block_the_others(monkeypatch):
         with urllib.request.urlopen(base + "/api/opponents", timeout=5) as response:
             assert response.status == 200
         moved = post("/api/move", {"position": OPENING, "dice": "31", "opponent": "beginner"})
-        assert moved["move"] and time.monotonic() - start < 3.0
+        # well under the slow request's 10 s, with room for a loaded machine (it was 3 s: flaky under load)
+        assert moved["move"] and time.monotonic() - start < 8.0
         assert slow.is_alive(), "the slow request was still thinking while the others were answered"
         release.set()
         slow.join(10)

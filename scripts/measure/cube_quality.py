@@ -231,7 +231,7 @@ def main() -> None:
     phases = ["race" if r else "contact" for r in is_race(boards).tolist()]
 
     cache = load_cache(args.judge_cache)
-    rows, t_gnubg = [], 0.0
+    rows, t_gnubg, asked = [], 0.0, 0
     for name in names:
         spec = STATES[name]
         state = cube_state(spec)
@@ -241,6 +241,7 @@ def main() -> None:
             key = f"{pid}|{name}|{args.judge_plies}"
             if key not in cache:
                 cache[key] = oracle.cube_analysis(pid, *spec[1:])
+                asked += 1
             gn = cache[key]
             if gn[3] is None:
                 continue
@@ -293,13 +294,17 @@ def main() -> None:
             )
     n_pairs = len(pids) * len(names)
     rate = n_pairs / max(t_gnubg, 1e-9)
-    print(f"\ngnubg {args.judge_plies}-ply (cached): {rate:.1f} analyses/s ({n_pairs} in {t_gnubg:.0f} s)")
+    print(
+        f"\ngnubg {args.judge_plies}-ply: {rate:.1f} analyses/s ({n_pairs} in {t_gnubg:.0f} s, "
+        f"{n_pairs - asked} from the cache)"
+    )
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     result = {
         "settings": {**settings, "player_name": player_name, "plies": plies_list},
         "seconds": seconds,
+        "gnubg_analyses": {"asked": asked, "cached": n_pairs - asked},
         "summary": {str(p): s for p, s in summaries.items()},
         "rows": rows,
     }

@@ -89,8 +89,12 @@ SPEC_HELP = (
 )
 
 
-def load_player(spec: str) -> PlayerBase:
-    """The player a spec names; a bad spec raises a one-line ``ValueError``."""
+def load_player(spec: str, device: str = "cpu") -> PlayerBase:
+    """The player a spec names; a bad spec raises a one-line ``ValueError``.
+
+    ``device``: where a bgai network's nets live (``cuda``: labelling on a GPU); the other
+    players keep to the CPU (boards sent to them come back on their own device).
+    """
     match = _SPEC.match(spec.strip()) if isinstance(spec, str) else None
     if not match:
         raise ValueError(f"bad player spec {spec!r}: expected {SPEC_HELP}")
@@ -117,7 +121,9 @@ def load_player(spec: str) -> PlayerBase:
         return opponent_player(base, plies)
     base, options = _net_options(base)
     if base == "best" or _looks_like_path(base) or _is_shipped(base):
-        evaluator = network_evaluator(base, bearoff="nodb" not in options, prune="noprune" not in options)
+        evaluator = network_evaluator(
+            base, bearoff="nodb" not in options, prune="noprune" not in options, device=device
+        )
         return SearchPlayer(evaluator, plies or 0, name=name or f"{spec.split('@')[0]}@{plies or 0}ply")
     raise ValueError(f"unknown player {spec!r}: expected {SPEC_HELP}")
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -337,8 +339,32 @@ def test_cli_refuses_bad_data_commands(database, capsys):
     assert "unknown position source" in capsys.readouterr().err
     assert main(["data", "label", database, "--kind", "ply2", "--player", "gnubg@2ply"]) == 2
     assert "never come from gnubg" in capsys.readouterr().err
+    assert main(["data", "label", database, "--kind", "ply0", "--device", "tpu"]) == 2
+    assert "unknown device 'tpu'" in capsys.readouterr().err
     assert main(["data", "info", database, "--json"]) == 0
     assert '"positions"' in capsys.readouterr().out
+
+
+def test_labels_made_on_cuda_are_the_cpus_or_cuda_is_a_one_line_error(database, tmp_path, capsys):
+    """Where torch sees a GPU the same job labels there (move generation, search and nets on the
+    device) and gives the CPU's labels; elsewhere asking for it is refused before any work."""
+    job = LabelJob(kind="moves2", top=2, classes=("contact",), chunk=4)
+    made = {}
+    for device in ("cpu", "cuda"):
+        folder = tmp_path / device
+        folder.mkdir()
+        shutil.copy(Path(database) / "positions.npz", folder)
+        args = ["data", "label", str(folder), "--kind", "moves2", "--top", "2", "--classes", "contact"]
+        code = main([*args, "--chunk", "4", "--hours", "0", "--device", device])
+        if device == "cuda" and not torch.cuda.is_available():
+            assert code == 2 and "torch sees no CUDA device" in capsys.readouterr().err
+            assert not job.path(folder).exists()
+            return
+        assert code == 0
+        made[device] = load_move_labels(folder, job.name)
+    cpu, gpu = made["cpu"].afterstates, made["cuda"].afterstates
+    assert torch.equal(cpu.boards, gpu.boards) and torch.equal(cpu.group, gpu.group)
+    torch.testing.assert_close(gpu.probs, cpu.probs, atol=1e-4, rtol=0)
 
 
 def test_td_self_play_can_start_a_share_of_its_games_from_back_game_set_ups():

@@ -151,20 +151,22 @@ class GnubgPlayer(PlayerBase):
         return torch.as_tensor(after, device=boards.device)
 
 
-def network_evaluator(name: str, *, bearoff: bool = True, prune: bool = True) -> Evaluator:
+def network_evaluator(
+    name: str, *, bearoff: bool = True, prune: bool = True, device: str = "cpu"
+) -> Evaluator:
     """The evaluator of a shipped network (``best``) or a checkpoint file: the net, behind the
     exact bear-off databases when ``bearoff``; with the ``<stem>_pruner.pt`` beside its file
     (``best_pruner.pt`` for ``best``) attached as its pruning net when ``prune`` and that file
-    exists. A bad name raises ``ValueError``."""
+    exists; the nets on ``device``. A bad name raises ``ValueError``."""
     from bgai.model.checkpoint import checkpoint_path, load_net
     from bgai.search.evaluator import NetEvaluator, PrunedEvaluator
 
     path = checkpoint_path(name)
-    evaluator: Evaluator = NetEvaluator(load_net(path), name=name)
+    evaluator: Evaluator = NetEvaluator(load_net(path).to(device), name=name)
     pruner: Evaluator | None = None
     pruner_path = path.with_name(f"{path.stem}_pruner.pt")
     if prune and pruner_path.is_file():
-        pruner = NetEvaluator(load_net(pruner_path), name=f"{name}_pruner")
+        pruner = NetEvaluator(load_net(pruner_path).to(device), name=f"{name}_pruner")
     if bearoff:  # exact bear-off databases wherever both sides are bearing off
         from bgai.bearoff import BearoffEvaluator
 

@@ -65,6 +65,9 @@ def register(subparsers) -> None:
     label.add_argument("--rollout-ply", type=int, default=0, help="rollout checker play ply (default 0)")
     label.add_argument("--seed", type=int, default=0)
     label.add_argument("--hours", type=float, default=None, help="stop after this long (keeps what is done)")
+    label.add_argument(
+        "--device", default="cpu", help="cpu, cuda or cuda:N: where the search runs (default cpu)"
+    )
     info = sub.add_parser("info", help="counts per class, source and part, and the labels present")
     info.add_argument("folder")
     info.add_argument("--json", action="store_true")
@@ -75,11 +78,11 @@ def run(args: argparse.Namespace) -> int:
     return {"build": _build, "label": _label, "info": _info}[args.action](args)
 
 
-def _evaluator(spec: str):
+def _evaluator(spec: str, device: str = "cpu"):
     from bgai.bots import evaluator_of
     from bgai.specs import load_player
 
-    evaluator, _, _ = evaluator_of(load_player(spec), "labelling")
+    evaluator, _, _ = evaluator_of(load_player(spec, device), "labelling")
     return evaluator
 
 
@@ -113,6 +116,7 @@ def _build(args) -> int:
 def _label(args) -> int:
     from tqdm import tqdm
 
+    from bgai.model.net import device_of
     from bgai.train.labels import LabelJob, label
 
     try:
@@ -134,7 +138,8 @@ def _label(args) -> int:
         rollout_plies=args.rollout_ply,
         seed=args.seed,
     )
-    evaluator = _evaluator(args.player)
+    device = device_of(args.device)
+    evaluator = _evaluator(args.player, args.device)
     bar = tqdm(unit="pos", file=sys.stderr)
 
     def progress(done: int, total: int) -> None:
@@ -149,6 +154,7 @@ def _label(args) -> int:
             job,
             progress,
             stop_after=None if args.hours is None else args.hours * 3600,
+            device=device,
         )
     finally:
         bar.close()

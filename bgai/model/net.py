@@ -9,6 +9,7 @@ Networks know boards, not search: see :mod:`bgai.model.probs` for what to do wit
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import torch
@@ -143,3 +144,13 @@ def check_spec(net: ValueNet | SplitNet, spec: Spec) -> None:
         if spec.get(k) != mine.get(k)
     ]
     raise ValueError(f"network spec mismatch (checkpoint vs model): {'; '.join(diffs)}")
+
+
+def device_of(name: str) -> torch.device:
+    """The torch device called ``name`` (``cpu``, ``cuda``, ``cuda:N``) where networks and boards
+    go; an unknown name, or CUDA where torch sees none, is a one-line ``ValueError``."""
+    if not (name in ("cpu", "cuda") or re.fullmatch(r"cuda:\d+", name)):
+        raise ValueError(f"unknown device {name!r}: cpu, cuda or cuda:N")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {name} requested but torch sees no CUDA device")
+    return torch.device(name)

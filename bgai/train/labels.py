@@ -177,11 +177,14 @@ def label(
     job: LabelJob,
     progress: Callable[[int, int], None] | None = None,
     stop_after: float | None = None,
+    device: str | torch.device = "cpu",
 ) -> Labels | MoveLabels:
     """Label the job's positions of the database in ``folder``, resuming its own file.
 
     ``progress(done, total)`` after each chunk; ``stop_after`` seconds ends the run early
-    (what is done is kept).
+    (what is done is kept). ``device``: where the boards go (move generation, search and
+    rollouts run there; the evaluator's nets must be there too, :func:`bgai.specs.load_player`);
+    labels come back to the CPU. The device is not part of the recipe: a job may resume on another.
     """
     folder = Path(folder)
     db = PositionDatabase.load(folder)
@@ -195,7 +198,7 @@ def label(
     while done < len(rows):
         part = rows[done : done + job.chunk]
         t0 = time.monotonic()
-        chunk = _label_chunk(evaluator, torch.as_tensor(db.boards[part]), part, job)
+        chunk = _label_chunk(evaluator, torch.as_tensor(db.boards[part]).to(device), part, job)
         parts.append(dataclasses.replace(chunk, seconds=time.monotonic() - t0))
         if job.moves:  # each chunk its own file, named by where it starts
             _write(path / f"{done:09d}.npz", parts[-1])
@@ -217,20 +220,21 @@ def _label_chunk(evaluator: Evaluator, boards: torch.Tensor, index: np.ndarray, 
         data = afterstates_of(
             evaluator,
             boards.repeat_interleave(job.rolls, 0),
-            torch.as_tensor(dice),
+            torch.as_tensor(dice, device=boards.device),
             skip=is_bearoff,
             chunk=256,
             plies=1 if job.top else job.plies,
         )
         if job.top:
             data = _deepen(evaluator, data, job.plies, job.top)
+        data = LabelledAfterstates(data.boards.cpu(), data.probs.cpu(), data.group.cpu(), data.pairs)
         dice = dice.reshape(len(index), job.rolls, 2).astype(np.int8)
         return MoveLabels(index, dice, data, 0.0, asdict(job))
     if job.kind == "rollout":
         r = rollout_positions(evaluator, boards, job.rollout_settings())
         probs, se = r.probs.astype(np.float32), r.equity_se.astype(np.float32)
     else:
-        probs = evaluate_position(evaluator, boards, job.plies).float().numpy()
+        probs = evaluate_position(evaluator, boards, job.plies).float().cpu().numpy()
         se = np.zeros(len(boards), np.float32)
     return Labels(index, probs, se, 0.0, asdict(job))
 
@@ -245,7 +249,9 @@ def _deepen(evaluator: Evaluator, data: LabelledAfterstates, plies: int, top: in
     counts = torch.bincount(data.group, minlength=data.pairs)
     probs = data.probs.clone()
     probs[deep] = evaluate_position(evaluator, data.boards[deep].long(), plies).float()
-    change = torch.zeros(data.pairs, 5).index_add_(0, data.group[deep], probs[deep] - data.probs[deep])
+    change = torch.zeros(data.pairs, 5, device=probs.device).index_add_(
+        0, data.group[deep], probs[deep] - data.probs[deep]
+    )
     change /= counts.clamp(max=top).clamp(min=1)[:, None].float()
     probs[~deep] = (probs[~deep] + change[data.group[~deep]]).clamp(0, 1)
     return LabelledAfterstates(data.boards, probs, data.group, data.pairs)

@@ -50,7 +50,7 @@ from bgai.model.checkpoint import (
     save_atomic,
 )
 from bgai.model.grow import grow
-from bgai.model.net import SplitNet, ValueNet, build_net
+from bgai.model.net import SplitNet, ValueNet, build_net, device_of
 from bgai.train.config import TrainConfig, load_config, to_toml
 from bgai.train.selfplay import SelfPlay
 
@@ -129,9 +129,7 @@ def _train(
 ) -> Path:
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    device = torch.device(cfg.device)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device cuda requested but torch sees no CUDA device")
+    device = device_of(cfg.device)
 
     torch.manual_seed(cfg.seed)
     net = make_net(cfg)

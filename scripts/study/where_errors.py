@@ -1,15 +1,16 @@
 """Where a player loses equity against another: error rates per position class, judged on the same positions.
 
-    python scripts/study/where_errors.py --players best,gnubg --games 400 --positions 4000 --seed 1
+    python scripts/study/where_errors.py --players best,best@2ply,gnubg --games 400 --positions 4000 --seed 1
 
-Plays ``--games`` cubeless money games of the first two players (duplicate dice), pools the
-unforced checker-play decisions of both sides (the positions such games reach), draws
-``--positions`` of them (seeded), lets every player choose its move in each, and has the judge
-(gnubg 2-ply when installed, :func:`bgai.specs.load_judge`) say the equity each choice gives
-away. Prints, per class of :func:`bgai.train.positions.classify`: the share of the positions,
-each player's error rate (equity lost per decision x 1000, 95 % interval) and each player's
-paired difference from the last player, with its share of the whole difference: the classes
-where the net's training should go.
+Plays ``--games`` cubeless money games of the first player against ``--opponent`` (default:
+the last player; duplicate dice), pools the unforced checker-play decisions of both sides
+(the positions such games reach), draws ``--positions`` of them (seeded), lets every player
+choose its move in each, and has the judge (gnubg 2-ply when installed,
+:func:`bgai.specs.load_judge`) say the equity each choice gives away. Prints, per class of
+:func:`bgai.train.positions.classify`: the share of the positions, each player's error rate
+(equity lost per decision x 1000, 95 % interval) and each player's paired difference from the
+last player, with its share of the whole difference: the classes where the net's training
+should go.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ from bgai.train.positions import CLASSES, classify
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", default="best,gnubg", help="player specs; the last is the reference")
-    parser.add_argument("--games", type=int, default=400, help="games of the first two players")
+    parser.add_argument("--games", type=int, default=400, help="games of the first player and --opponent")
+    parser.add_argument(
+        "--opponent", help="the first player's opponent in those games (default: the last player)"
+    )
     parser.add_argument("--positions", type=int, default=4000, help="decisions judged per player")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--judge", help="judge spec (default gnubg@2ply if installed)")
@@ -41,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(players) < 2:
         parser.error("--players needs at least two players")
     judge = load_judge(args.judge)
-    logs = duel(players[0], players[1], args.games, seed=args.seed, record=True).logs
+    opponent = load_player(args.opponent) if args.opponent else players[-1]
+    logs = duel(players[0], opponent, args.games, seed=args.seed, record=True).logs
     pool = Decisions.concat([decisions_of(logs, side) for side in "AB"])
     pool = pool.subset(torch.nonzero(unforced(pool)).flatten())
     positions = sample(pool, args.positions, args.seed)
@@ -51,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     reference = players[-1].name
     print(
         f"judged by {judge.name}; {len(positions)} unforced decisions from {args.games} games of "
-        f"{players[0].name} vs {players[1].name}, seed {args.seed}; error rates x 1000"
+        f"{players[0].name} vs {opponent.name}, seed {args.seed}; error rates x 1000"
     )
     head = " | ".join(p.name for p in players)
     diffs = " | ".join(f"{p.name} − {reference} (share of total)" for p in players[:-1])

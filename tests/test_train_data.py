@@ -284,6 +284,29 @@ def test_fit_starts_from_the_trained_net_keeps_the_best_and_resumes(database, be
         fit(FitConfig(database=database, labels=("ply0-best",), lr=1e-2), tmp_path / "run")
 
 
+def test_a_fit_on_cuda_is_the_cpus_or_cuda_is_a_one_line_error(database, best, tmp_path, capsys):
+    """``bgai fit --device cuda`` fits where torch sees a GPU, epoch for epoch as on the CPU (a
+    listwise fit with position labels beside: every tensor of the loss on the device); elsewhere
+    it is refused before any work."""
+    label(best, database, LabelJob(kind="moves0", classes=("contact",), chunk=1000))
+    label(best, database, LabelJob(kind="ply0", chunk=1000))
+    args = [database, "--labels", "moves0-best-contact,ply0-best:0.5", "--loss", "listwise", "--epochs", "2"]
+    reports = {}
+    for device in ("cpu", "cuda"):
+        run = tmp_path / device
+        code = main(["fit", *args[:1], str(run), *args[1:], "--device", device])
+        if device == "cuda" and not torch.cuda.is_available():
+            assert code == 2 and "torch sees no CUDA device" in capsys.readouterr().err
+            assert not run.exists()
+            return
+        assert code == 0
+        reports[device] = torch.load(run / "latest.pt", weights_only=True)["fit_state"]["history"]
+        assert all(np.isfinite(r["loss"]) and r["same_move"] > 0 for r in reports[device])
+    for cpu, gpu in zip(reports["cpu"], reports["cuda"], strict=True):
+        for key in ("loss", "same_move", "equity_lost", "positions_equity_mae"):
+            assert abs(cpu[key] - gpu[key]) < 1e-3, (key, cpu[key], gpu[key])
+
+
 def test_label_sets_carry_their_weights_and_later_ones_win(database, best):
     label(best, database, LabelJob(kind="ply0", chunk=1000))
     label(best, database, LabelJob(kind="ply1", classes=("backgame",), chunk=1000))

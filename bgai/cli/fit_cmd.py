@@ -51,12 +51,17 @@ def register(subparsers) -> None:
         "--patience", type=int, default=4, help="epochs without a better held-out loss before stopping"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--device", default="cpu", help="cpu, cuda or cuda:N: where the net is fitted (default cpu)"
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from bgai.model.net import device_of
     from bgai.train.fit import FitConfig, fit
 
+    device = device_of(args.device)
     try:
         hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
     except ValueError:
@@ -76,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         temperature=args.temperature,
         value_weight=args.value_weight,
     )
-    fit(cfg, args.run_dir, log=lambda line: print(line, flush=True))
+    fit(cfg, args.run_dir, log=lambda line: print(line, flush=True), device=device)
     best = f"{args.run_dir}/best.pt"
     print(f"best held-out net: {best}  (bench it: bgai bench {best} best --games 2000)")
     return 0

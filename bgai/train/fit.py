@@ -146,8 +146,11 @@ def initial_net(cfg: FitConfig) -> ValueNet:
     return net
 
 
-def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
-    """Fit (or resume fitting) in folder ``run``; returns the final held-out report."""
+def fit(cfg: FitConfig, run: str | Path, log=print, device: str | torch.device = "cpu") -> dict:
+    """Fit (or resume fitting) in folder ``run``; returns the final held-out report.
+
+    ``device``: where the net and the encoded labels live (not part of the settings: a fit may
+    resume on another device); checkpoints are written from the CPU."""
     from torch.utils.tensorboard import SummaryWriter
 
     run = Path(run)
@@ -165,20 +168,20 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
             raise ValueError(f"{run} holds a fit with other settings: choose another folder")
     saved.write_text(json.dumps(asdict(cfg), indent=2))
     torch.manual_seed(cfg.seed)
-    net = initial_net(cfg)
+    net = initial_net(cfg).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     state = {"epoch": 0, "best_loss": float("inf"), "since_best": 0, "history": []}
     latest = run / "latest.pt"
     if latest.exists():
         ckpt = load_checkpoint(latest)
-        net = net_from_checkpoint(ckpt, str(latest))
+        net = net_from_checkpoint(ckpt, str(latest)).to(device)
         optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr)
         optimizer.load_state_dict(ckpt["optimizer"])
         state = ckpt["fit_state"]
         log(f"resuming at epoch {state['epoch']}")
     task = (_MoveChoices if cfg.loss == "listwise" else _Positions)(cfg, net)
     writer = SummaryWriter(str(run), purge_step=state["epoch"] + 1)
-    checkpoint = {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}
+    checkpoint = _checkpoint(net)
     if state["epoch"] == 0:  # the starting net is the one to beat
         report = task.measure(net)
         state["history"].append({"epoch": 0, **report})
@@ -200,7 +203,7 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
                 writer.add_scalar(f"fit/{key}", value, state["epoch"])
         improved = report["loss"] < state["best_loss"]
         state["since_best"] = 0 if improved else state["since_best"] + 1
-        checkpoint = {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}
+        checkpoint = _checkpoint(net)
         if improved:
             state["best_loss"] = report["loss"]
             save_atomic(checkpoint, run / "best.pt")
@@ -210,6 +213,14 @@ def fit(cfg: FitConfig, run: str | Path, log=print) -> dict:
     return state["history"][-1]
 
 
+def _checkpoint(net: ValueNet) -> dict:
+    return {
+        "format": FORMAT,
+        "net_spec": net.spec(),
+        "model": {k: v.cpu() for k, v in net.state_dict().items()},
+    }
+
+
 class _Positions:
     """Position labels: batches of positions, the loss of their five probabilities."""
 
@@ -217,14 +228,15 @@ class _Positions:
         db, rows, targets, weights = training_data(cfg)
         held = db.held_out[rows]
         self.train_rows, self.test_rows = np.flatnonzero(~held), np.flatnonzero(held)
-        self.x, self.y = _encode(net, db.boards[rows]), torch.as_tensor(targets)
-        self.w = torch.as_tensor(weights)
+        device = _device(net)
+        self.x, self.y = _encode(net, db.boards[rows]), torch.as_tensor(targets).to(device)
+        self.w = torch.as_tensor(weights).to(device)
         self.klass, self.cfg = db.klass[rows], cfg
 
     def batches(self, steps: int, gen: torch.Generator) -> list[torch.Tensor]:
         """The training positions in a shuffled order, split into ``steps`` batches."""
         order = torch.as_tensor(self.train_rows)[torch.randperm(len(self.train_rows), generator=gen)]
-        return list(order.tensor_split(steps))
+        return list(order.to(self.x.device).tensor_split(steps))
 
     def loss(self, net: ValueNet, batch: torch.Tensor) -> torch.Tensor:
         return position_loss(net.forward_encoded(self.x[batch]), self.y[batch], self.w[batch], self.cfg.loss)
@@ -262,7 +274,8 @@ class _MoveChoices:
             sets.append((labels.afterstates, np.repeat(db.held_out[labels.index], labels.dice.shape[1])))
         data = LabelledAfterstates.join([d for d, _ in sets])
         held_pair = np.concatenate([h for _, h in sets])
-        self.x, self.y, self.cfg = _encode(net, data.boards.numpy()), data.probs, cfg
+        device = _device(net)
+        self.x, self.y, self.cfg = _encode(net, data.boards.numpy()), data.probs.to(device), cfg
         self.index = PairIndex(data)
         real = (self.index.counts >= 2).numpy()  # rolls with a choice to make
         self.train_pairs = torch.as_tensor(np.flatnonzero(real & ~held_pair))
@@ -270,17 +283,25 @@ class _MoveChoices:
         if not len(self.train_pairs):
             raise ValueError("no labelled rolls with a choice of moves in the training part")
 
+    def _rows(self, pairs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`PairIndex.rows` of ``pairs``, on the labels' device."""
+        return tuple(t.to(self.x.device) for t in self.index.rows(pairs))
+
     def _loss(self, probs: torch.Tensor, rows: torch.Tensor, local: torch.Tensor, pairs: int) -> torch.Tensor:
         loss = listwise_loss(probs, self.y[rows], local, pairs, self.cfg.temperature)
         if self.cfg.value_weight:
-            value = position_loss(probs, self.y[rows], torch.ones(len(rows)), "mse")
+            value = position_loss(probs, self.y[rows], torch.ones(len(rows), device=probs.device), "mse")
             loss = loss + self.cfg.value_weight * value
         return loss
 
     def _positions_term(self, loss, rows) -> torch.Tensor:
         """The position labels' ``loss`` (weighted mean over ``rows``) as it counts beside the
         moves: a set of weight 1 counts as much as all the afterstates' values."""
-        return self.cfg.value_weight * self.positions.w[torch.as_tensor(rows)].mean() * loss
+        return (
+            self.cfg.value_weight
+            * self.positions.w[torch.as_tensor(rows, device=self.positions.w.device)].mean()
+            * loss
+        )
 
     def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
         order = self.train_pairs[torch.randperm(len(self.train_pairs), generator=gen)]
@@ -289,7 +310,7 @@ class _MoveChoices:
         shares = self.positions.batches(len(steps), gen) if self.positions else [None] * len(steps)
         total = 0.0
         for pairs, share in zip(steps, shares, strict=True):
-            rows, local = self.index.rows(pairs)
+            rows, local = self._rows(pairs)
             loss = self._loss(net.forward_encoded(self.x[rows]), rows, local, len(pairs))
             if share is not None and len(share):
                 loss = loss + self._positions_term(self.positions.loss(net, share), share)
@@ -304,7 +325,7 @@ class _MoveChoices:
         losses, same, lost, err = [], 0, 0.0, []
         with torch.no_grad():
             for pairs in self.test_pairs.split(4096):
-                rows, local = self.index.rows(pairs)
+                rows, local = self._rows(pairs)
                 probs = net.forward_encoded(self.x[rows])
                 losses.append(float(self._loss(probs, rows, local, len(pairs))) * len(pairs))
                 # the mover picks the afterstate of lowest equity for the opponent on roll there
@@ -315,7 +336,7 @@ class _MoveChoices:
                 lost += float((theirs_equity[mine] - theirs_equity[best]).sum())
                 err.append((cubeless_equity(probs) - theirs_equity).abs())
         n = max(len(self.test_pairs), 1)
-        errors = torch.cat(err) if err else torch.zeros(0)
+        errors = torch.cat(err).cpu() if err else torch.zeros(0)
         report = {
             "loss": sum(losses) / n if losses else float("nan"),
             "same_move": same / n,
@@ -342,18 +363,25 @@ def listwise_loss(
 
 def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, n: int) -> torch.Tensor:
     """log softmax of ``x`` within each of ``n`` groups."""
-    top = torch.zeros(n, dtype=x.dtype).scatter_reduce_(0, group, x.detach(), "amax", include_self=False)
+    top = torch.zeros(n, dtype=x.dtype, device=x.device)
+    top.scatter_reduce_(0, group, x.detach(), "amax", include_self=False)
     shifted = x - top[group]
-    return shifted - torch.zeros(n, dtype=x.dtype).index_add_(0, group, shifted.exp()).log()[group]
+    total = torch.zeros(n, dtype=x.dtype, device=x.device).index_add_(0, group, shifted.exp())
+    return shifted - total.log()[group]
+
+
+def _device(net: ValueNet) -> torch.device:
+    return next(net.parameters()).device
 
 
 def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tensor:
     """The net's inputs for ``boards``, made once, a chunk at a time into one preallocated
-    tensor (millions of afterstates: the boards stay int8 and the inputs are never held twice)."""
+    tensor on the net's device (millions of afterstates: the boards stay int8 and the inputs
+    are never held twice)."""
     b = torch.as_tensor(boards)
     with torch.no_grad():
         first = net.encoding(b[:chunk].long(), net.checkers)
-        x = torch.empty(len(b), first.shape[1], dtype=first.dtype)
+        x = torch.empty(len(b), first.shape[1], dtype=first.dtype, device=_device(net))
         x[: len(first)] = first
         for i in range(chunk, len(b), chunk):
             x[i : i + chunk] = net.encoding(b[i : i + chunk].long(), net.checkers)
@@ -374,11 +402,11 @@ def position_loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tenso
 def _measure(net: ValueNet, x, y, w, klass, rows, loss_kind: str) -> dict:
     net.eval()
     with torch.no_grad():
-        idx = torch.as_tensor(rows)
+        idx = torch.as_tensor(rows, device=x.device)
         probs = torch.cat([net.forward_encoded(x[idx[i : i + 65536]]) for i in range(0, len(idx), 65536)])
         target = y[idx]
         loss = float(position_loss(probs, target, w[idx], loss_kind)) if len(idx) else float("nan")
-        err = (cubeless_equity(probs) - cubeless_equity(target)).abs().numpy()
+        err = (cubeless_equity(probs) - cubeless_equity(target)).abs().cpu().numpy()
     report = {
         "loss": loss,
         "mse": float((probs - target).square().sum(1).mean()) if len(idx) else float("nan"),

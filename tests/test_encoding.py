@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from bgai.engine.board import starting_board, swap_sides
-from bgai.model.encoding import ENCODINGS, RICH, RICH_PLUS, TESAURO198, get_encoding
+from bgai.model.encoding import ENCODINGS, RICH, RICH_PLAN, RICH_PLUS, TESAURO198, get_encoding
 from tests.positions import random_boards
 
 
@@ -31,8 +31,9 @@ def test_sizes_and_registry():
     assert TESAURO198.size == 198
     assert RICH.size == 219
     assert RICH_PLUS.size == 235 and RICH_PLUS.names[: RICH.size] == RICH.names
-    assert set(ENCODINGS) == {"tesauro198", "rich", "rich_plus"}
-    assert len(set(RICH.names)) == RICH.size and len(set(RICH_PLUS.names)) == RICH_PLUS.size
+    assert RICH_PLAN.size == 245 and RICH_PLAN.names[: RICH_PLUS.size] == RICH_PLUS.names
+    assert set(ENCODINGS) == {"tesauro198", "rich", "rich_plus", "rich_plan"}
+    assert all(len(set(e.names)) == e.size for e in ENCODINGS.values())
     with pytest.raises(ValueError, match="unknown encoding 'nope'"):
         get_encoding("nope")
 
@@ -66,7 +67,7 @@ def test_tesauro198_of_a_bearoff_with_checkers_on_the_bar():
     torch.testing.assert_close(x, expected)
 
 
-@pytest.mark.parametrize("enc", [TESAURO198, RICH, RICH_PLUS], ids=lambda e: e.name)
+@pytest.mark.parametrize("enc", list(ENCODINGS.values()), ids=lambda e: e.name)
 def test_batch_equals_row_by_row(enc):
     boards = random_boards(1, 64, opponent_bar=True)
     batch = enc(boards)
@@ -76,7 +77,7 @@ def test_batch_equals_row_by_row(enc):
     torch.testing.assert_close(enc(boards.view(8, 8, 2, 25)), batch.view(8, 8, -1))
 
 
-@pytest.mark.parametrize("enc", [TESAURO198, RICH, RICH_PLUS], ids=lambda e: e.name)
+@pytest.mark.parametrize("enc", list(ENCODINGS.values()), ids=lambda e: e.name)
 def test_passing_the_turn_swaps_the_two_sides_blocks(enc):
     boards = random_boards(2, 64, opponent_bar=True)
     x, y = enc(boards), enc(swap_sides(boards))

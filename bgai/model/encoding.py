@@ -14,6 +14,9 @@ extra leading dimensions are kept) into float32 inputs ``(N, size)``. Every unit
 * ``rich_plus`` — ``rich``'s units, then for each side the contact features of
   :mod:`bgai.model.contact_features` (rear checker and anchors, pip loss to hits, double
   shots, containment, pips and crossovers to come home).
+* ``rich_plan`` — ``rich_plus``'s units, then for each side the game-plan features of
+  :mod:`bgai.model.plan_features` (mobility, timing, back game, how far a holding side
+  trails, spread).
 
 Swapping the two rows of a board swaps the two sides' blocks of either encoding.
 """
@@ -29,6 +32,7 @@ import torch
 from bgai.engine.board import BAR, CHECKERS
 from bgai.model.contact_features import CONTACT_FEATURES, contact_features
 from bgai.model.features import SIDE_FEATURES, rich_features
+from bgai.model.plan_features import PLAN_FEATURES, plan_features
 
 SIDES = ("on_roll", "opponent")
 
@@ -129,7 +133,18 @@ RICH_PLUS = Encoding(
     features=_rich_plus_features,
 )
 
-ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH, RICH_PLUS)}
+
+def _rich_plan_features(boards: torch.Tensor) -> torch.Tensor:
+    return torch.cat([rich_features(boards), contact_features(boards), plan_features(boards)], 1)
+
+
+RICH_PLAN = Encoding(
+    "rich_plan",
+    RICH_PLUS.names + tuple(f"{side}.{f}" for side in SIDES for f in PLAN_FEATURES),
+    features=_rich_plan_features,
+)
+
+ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH, RICH_PLUS, RICH_PLAN)}
 
 
 def get_encoding(name: str) -> Encoding:

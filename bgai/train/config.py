@@ -30,7 +30,8 @@ class TrainConfig:
     "Starting position: standard, nackgammon or hypergammon."
 
     encoding: str = "tesauro198"
-    "Input encoding: tesauro198 (classic), rich (gnubg-style features), rich_plus (rich + contact features), rich_plan (rich_plus + game-plan features)."
+    """Input encoding: tesauro198 (classic), rich (gnubg-style features), rich_plus (rich + contact
+    features), rich_plan (rich_plus + game-plan features)."""
     hidden: list[int] = field(default_factory=lambda: [80])
     "Hidden layer sizes."
     activation: str = "sigmoid"

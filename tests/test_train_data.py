@@ -284,6 +284,16 @@ def test_fit_starts_from_the_trained_net_keeps_the_best_and_resumes(database, be
         fit(FitConfig(database=database, labels=("ply0-best",), lr=1e-2), tmp_path / "run")
 
 
+def test_a_cosine_schedule_lowers_the_step_each_epoch_and_resumes_on_it(database, best, tmp_path):
+    label(best, database, LabelJob(kind="ply0", chunk=1000))
+    settings = dict(database=database, labels=("ply0-best",), lr=1e-4, schedule="cosine")
+    fit(FitConfig(**settings, epochs=2), tmp_path / "run", log=lambda _: None)
+    history = fit(FitConfig(**settings, epochs=3), tmp_path / "run", log=lambda _: None)
+    assert history["epoch"] == 3 and history["lr"] == pytest.approx(1e-4 * 0.25)  # cos(2π/3) = -1/2
+    state = torch.load(tmp_path / "run" / "latest.pt", weights_only=False)["fit_state"]
+    assert [h["lr"] for h in state["history"][1:]] == pytest.approx([1e-4, 0.5e-4, 0.25e-4])
+
+
 def test_a_fit_on_cuda_is_the_cpus_or_cuda_is_a_one_line_error(database, best, tmp_path, capsys):
     """``bgai fit --device cuda`` fits where torch sees a GPU, epoch for epoch as on the CPU (a
     listwise fit with position labels beside: every tensor of the loss on the device); elsewhere
@@ -340,6 +350,7 @@ def test_the_fitting_loss_weighs_each_position():
         (dict(loss="l1"), "loss must be"),
         (dict(epochs=0), "epochs must be"),
         (dict(lr=0), "lr must be"),
+        (dict(schedule="step"), "schedule must be"),
         (dict(labels=()), "at least one label"),
         (dict(loss="listwise", temperature=0), "temperature must be"),
     ],

@@ -35,6 +35,11 @@ def register(subparsers) -> None:
     parser.add_argument("--encoding", default="", help="input encoding (default: init's)")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--lr", type=float, default=3e-4, help="Adam step size (default 3e-4)")
+    parser.add_argument(
+        "--schedule",
+        default="constant",
+        help="step size per epoch: constant, or cosine (falling from --lr towards 0 over --epochs)",
+    )
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument(
         "--loss",
@@ -74,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         encoding=args.encoding,
         epochs=args.epochs,
         lr=args.lr,
+        schedule=args.schedule,
         batch=args.batch,
         loss=args.loss,
         patience=args.patience,

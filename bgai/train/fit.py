@@ -34,6 +34,7 @@ moves keep the choices; held out, their equity error per class.
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
@@ -58,6 +59,7 @@ from bgai.train.labels import is_move_labels, load_labels, load_move_labels
 from bgai.train.positions import CLASSES, PositionDatabase
 
 LOSSES = ("mse", "ce", "listwise")
+SCHEDULES = ("constant", "cosine")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class FitConfig:
     encoding: str = ""  # "" keeps the init net's encoding
     epochs: int = 30
     lr: float = 3e-4
+    schedule: str = "constant"  # or cosine: each epoch's step size falls from lr towards 0
     batch: int = 256
     loss: str = "mse"
     patience: int = 4
@@ -88,6 +91,8 @@ class FitConfig:
                 raise ValueError(f"{name} must be at least 1, got {value}")
         if not self.lr > 0:
             raise ValueError(f"lr must be positive, got {self.lr}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be {' or '.join(SCHEDULES)}, got {self.schedule!r}")
         if any(h < 1 for h in self.hidden):
             raise ValueError(f"hidden sizes must be positive, got {list(self.hidden)}")
         if not self.labels:
@@ -97,6 +102,15 @@ class FitConfig:
             raise ValueError("a listwise fit needs move labels (bgai data label --kind moves1)")
         if self.loss != "listwise" and any(moves):
             raise ValueError("move labels are fitted with --loss listwise")
+
+
+def epoch_lr(cfg: FitConfig, epoch: int) -> float:
+    """Adam's step size in epoch ``epoch`` (0-based). A cosine schedule lets the last epochs
+    settle into a minimum that a constant step keeps jumping around; it is a function of the
+    epoch alone, so a resumed fit (even one given more epochs) needs no scheduler state."""
+    if cfg.schedule == "constant":
+        return cfg.lr
+    return cfg.lr * 0.5 * (1 + math.cos(math.pi * epoch / cfg.epochs))
 
 
 def label_weight(entry: str) -> tuple[str, float]:
@@ -191,11 +205,14 @@ def fit(cfg: FitConfig, run: str | Path, log=print, device: str | torch.device =
     gen = torch.Generator().manual_seed(cfg.seed * 1000 + state["epoch"])
     while state["epoch"] < cfg.epochs and state["since_best"] < cfg.patience:
         t0 = time.monotonic()
+        for group in optimizer.param_groups:
+            group["lr"] = epoch_lr(cfg, state["epoch"])
         net.train()
         train_loss = task.epoch(net, optimizer, gen)
         state["epoch"] += 1
         report = task.measure(net)
         report["train_loss"] = train_loss
+        report["lr"] = optimizer.param_groups[0]["lr"]
         report["seconds"] = time.monotonic() - t0
         state["history"].append({"epoch": state["epoch"], **report})
         for key, value in report.items():

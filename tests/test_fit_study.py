@@ -31,3 +31,22 @@ def test_a_tiny_fit_study_runs_and_its_nets_load(tmp_path):
     assert grown.spec()["encoding"] == "rich_plus"
     shipped = load_net(ROOT / "checkpoints/best.pt")
     assert not torch.equal(grown.state_dict()["head.bias"], shipped.state_dict()["head.bias"])  # it trained
+
+
+@pytest.mark.gnubg
+def test_a_fit_study_on_a_databases_positions_reports_each_class(tmp_path):
+    from bgai.bots import evaluator_of
+    from bgai.specs import load_player
+    from bgai.train.positions import build_database
+
+    db = build_database(
+        evaluator_of(load_player("best"), "tests")[0], selfplay=200, backgame=200, seed=4, games=8
+    )
+    db.save(tmp_path / "positions.npz")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--positions", "300", "--held-out", "100", "--nets", "rich_plan:4",
+         "--epochs", "1", "--cube-positions", "30", "--database", str(tmp_path)],
+        check=True, capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    lines = [line for line in result.stdout.splitlines() if " epoch " in line]
+    assert len(lines) == 2 and "backgame 0." in lines[-1] and "race" not in lines[-1].split("equity error")[1]

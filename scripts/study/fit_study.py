@@ -8,7 +8,10 @@ gnubg's 0-ply probabilities on the same contact positions (from games of ``--pla
 itself), and its mean absolute error per output is measured on held-out positions (against
 gnubg 0-ply) and on the cube-quality positions (against gnubg 2-ply, as the cube judge sees
 them). A net spec is ``ENCODING:HIDDEN[xHIDDEN...]``, or ``init:CHECKPOINT`` to fine-tune a
-trained net (``init:CHECKPOINT@ENCODING`` grows it into that encoding first). Nothing here
+trained net (``init:CHECKPOINT@ENCODING`` grows it into that encoding first). With
+``--database`` the positions are a sample of a ``bgai data`` database's non-race ones instead
+(its back-game set-ups included), and each epoch's line adds the held-out cubeless equity
+error per position class: can such a net even represent gnubg's back-game values? Nothing here
 ships: ``--save-dir`` keeps the fitted nets as checkpoints only so that
 ``scripts/measure/cube_quality.py`` can measure what such a net's cube decisions would be worth.
 """
@@ -30,7 +33,9 @@ from bgai.engine.board import is_race  # noqa: E402
 from bgai.model.checkpoint import FORMAT, load_net, save_atomic  # noqa: E402
 from bgai.model.grow import grow  # noqa: E402
 from bgai.model.net import ValueNet  # noqa: E402
+from bgai.model.probs import cubeless_equity  # noqa: E402
 from bgai.search.evaluator import GnubgEvaluator  # noqa: E402
+from bgai.train.positions import CLASSES, PositionDatabase  # noqa: E402
 
 OUTPUTS = ("win", "win g", "win bg", "lose g", "lose bg")
 
@@ -41,6 +46,14 @@ def contact_positions(player: str, n: int, seed: int) -> torch.Tensor:
     boards = boards[~is_race(boards)]
     _, first = np.unique(boards.reshape(len(boards), -1).numpy(), axis=0, return_index=True)
     return boards[np.sort(first)][:n]
+
+
+def database_positions(path: str, n: int, seed: int) -> tuple[torch.Tensor, np.ndarray]:
+    """A seeded sample of ``n`` of the database's non-race, non-bear-off positions, and their classes."""
+    db = PositionDatabase.load(path)
+    rows = np.flatnonzero(np.isin(db.klass, [CLASSES.index(k) for k in ("contact", "crashed", "backgame")]))
+    rows = np.sort(np.random.default_rng(seed).permutation(rows)[:n])
+    return torch.as_tensor(db.boards[rows]), db.klass[rows]
 
 
 def make(spec: str) -> ValueNet:
@@ -85,11 +98,16 @@ def main() -> None:
     parser.add_argument("--cube-positions", type=int, default=1000, help="cube_quality's positions (seed 1)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--save-dir", type=Path, help="keep each fitted net there as a checkpoint")
+    parser.add_argument("--database", help="take the positions from this bgai data database instead")
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     t0 = time.perf_counter()
-    boards = contact_positions(args.player, args.positions, args.seed)
+    if args.database:
+        boards, klass = database_positions(args.database, args.positions, args.seed)
+    else:
+        boards = contact_positions(args.player, args.positions, args.seed)
+        klass = np.zeros(len(boards), dtype=np.int64)  # all contact (the classes are not told apart)
     targets = GnubgEvaluator(0).evaluate(boards)
     cube = candidate_boards(
         argparse.Namespace(
@@ -100,12 +118,22 @@ def main() -> None:
     cube_targets = GnubgEvaluator(2).evaluate(cube)
     order = torch.randperm(len(boards))
     held, train_rows = order[: args.held_out], order[args.held_out :]
-    print(f"{len(boards)} contact positions, {len(cube)} cube positions ({time.perf_counter() - t0:.0f} s)")
+    print(f"{len(boards)} non-race positions, {len(cube)} cube positions ({time.perf_counter() - t0:.0f} s)")
     print(f"mean absolute error per output ({', '.join(OUTPUTS)})")
 
     def errors(net, b, y) -> str:
         with torch.no_grad():
             return np.array2string((net(b).float() - y).abs().mean(0).numpy(), precision=4)
+
+    def class_errors(net) -> str:
+        if not args.database:
+            return ""
+        with torch.no_grad():
+            gap = (cubeless_equity(net(boards[held]).float()) - cubeless_equity(targets[held])).abs().numpy()
+        k = klass[held.numpy()]
+        return "  equity error " + ", ".join(
+            f"{name} {gap[k == i].mean():.4f}" for i, name in enumerate(CLASSES) if (k == i).any()
+        )
 
     for spec in args.nets.split(","):
         net = make(spec)
@@ -115,7 +143,7 @@ def main() -> None:
             held_out = errors(net, boards[held], targets[held])
             print(
                 f"{spec:<24} epoch {epoch}: held out vs gnubg 0-ply {held_out}"
-                f"  cube positions vs 2-ply {errors(net, cube, cube_targets)}",
+                f"  cube positions vs 2-ply {errors(net, cube, cube_targets)}{class_errors(net)}",
                 flush=True,
             )
 

@@ -279,7 +279,7 @@ def test_in_a_match_the_lookahead_picks_each_reply_by_the_movers_match_winning_c
     from bgai.search.evaluator import afterstate_values
     from bgai.specs import load_player
 
-    evaluator = evaluator_of(load_player("best"))[0]
+    evaluator = evaluator_of(load_player("best_2c"))[0]  # whose replies differ by money and by MWC here
     # best-intermediate-006, game 6, move 10, the sides swapped: the leader (1-away, owning the
     # 2-cube) on roll against the trailer at 3-away
     board = swap_sides(torch.as_tensor(decode_position_id("0zrIAQyx7Q0GAA"))[None])

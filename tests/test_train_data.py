@@ -16,7 +16,7 @@ from bgai.engine.board import pip_counts, validate_board
 from bgai.engine.dice import dice_of
 from bgai.engine.movegen import expand
 from bgai.engine.sampling import backgame_starts
-from bgai.model.checkpoint import FORMAT, save_atomic
+from bgai.model.checkpoint import FORMAT, load_net, save_atomic, shipped_checkpoint
 from bgai.model.net import ValueNet
 from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import NetEvaluator
@@ -164,6 +164,7 @@ def test_deep_move_labels_can_be_deep_for_each_rolls_top_moves_only(database, be
     a = label(best, database, job, stop_after=0.0).afterstates
     shallow = evaluate_position(best, a.boards.long(), 1)
     mover = -cubeless_equity(shallow)
+    differ = 0
     for g in range(a.pairs):
         rows = torch.nonzero(a.group == g).squeeze(1)
         top = rows[torch.argsort(mover[rows], descending=True)[:2]]
@@ -172,7 +173,8 @@ def test_deep_move_labels_can_be_deep_for_each_rolls_top_moves_only(database, be
         np.testing.assert_allclose(a.probs[top], deep, atol=1e-5)
         change = (deep - shallow[top]).mean(0)
         np.testing.assert_allclose(a.probs[rest], (shallow[rest] + change).clamp(0, 1), atol=1e-5)
-        assert len(rest) and (change.abs() > 1e-4).any()  # a real test: the depths differ
+        differ += bool(len(rest)) and bool((change.abs() > 1e-4).any())
+    assert differ  # a real test: some roll has moves beyond its top 2, and the depths differ
     with pytest.raises(ValueError, match="top"):
         LabelJob(kind="moves1", top=2)
 
@@ -272,11 +274,12 @@ def test_the_listwise_loss_cares_about_the_movers_best_moves_not_the_worst():
 
 def test_fit_starts_from_the_trained_net_keeps_the_best_and_resumes(database, best, tmp_path):
     label(best, database, LabelJob(kind="ply0", chunk=1000))
-    cfg = FitConfig(database=database, labels=("ply0-best",), hidden=(288,), epochs=1, lr=1e-4)
+    wider = (load_net(shipped_checkpoint("best")).hidden[0] + 32,)
+    cfg = FitConfig(database=database, labels=("ply0-best",), hidden=wider, epochs=1, lr=1e-4)
     first = fit(cfg, tmp_path / "run", log=lambda _: None)
     assert (tmp_path / "run" / "best.pt").exists() and (tmp_path / "run" / "latest.pt").exists()
     lines = []
-    longer = FitConfig(database=database, labels=("ply0-best",), hidden=(288,), epochs=2, lr=1e-4)
+    longer = FitConfig(database=database, labels=("ply0-best",), hidden=wider, epochs=2, lr=1e-4)
     fit(longer, tmp_path / "run", log=lines.append)
     assert lines[0] == "resuming at epoch 1" and lines[-1].startswith("epoch 2")
     assert first["equity_mae"] < 0.05  # the grown net starts where best is: its own 0-ply labels

@@ -382,6 +382,34 @@ def test_cli_refuses_bad_data_commands(database, capsys):
     assert '"positions"' in capsys.readouterr().out
 
 
+def test_labels_know_their_teachers_weights_and_a_promoted_name_cannot_resume(database, tmp_path, capsys):
+    """``best`` (or any path) may name another net tomorrow: the labels record the weights'
+    digest, and resuming them with other weights is refused before any work."""
+    from bgai.search import weights_digest
+
+    folder, teacher = tmp_path / "db", tmp_path / "teacher.pt"
+    folder.mkdir()
+    shutil.copy(Path(database) / "positions.npz", folder)
+    shutil.copy(shipped_checkpoint("best_2c"), teacher)
+    command = ["data", "label", str(folder), "--kind", "ply0", "--player", str(teacher), "--chunk", "50"]
+    assert main([*command, "--hours", "0"]) == 0  # one chunk
+    labels = load_labels(folder, f"ply0-{str(teacher).replace('/', '_')}")
+    assert labels.job["teacher"] == weights_digest(evaluator_of(load_player(str(teacher)))[0])
+    shutil.copy(shipped_checkpoint("best"), teacher)  # the name now stands for a promoted net
+    capsys.readouterr()
+    assert main(command) == 2
+    assert "labelled by another net" in capsys.readouterr().err
+    assert len(load_labels(folder, f"ply0-{str(teacher).replace('/', '_')}").index) == 50  # nothing added
+
+
+def test_the_weights_digest_tells_nets_apart_and_covers_the_pruner():
+    from bgai.search import weights_digest
+
+    best, again, old = (evaluator_of(load_player(s))[0] for s in ("best@1ply", "best@1ply", "best_2c"))
+    assert weights_digest(best) == weights_digest(again) != weights_digest(old)
+    assert weights_digest(best) != weights_digest(best.evaluator)  # the pruner counts
+
+
 def test_labels_made_on_cuda_are_the_cpus_or_cuda_is_a_one_line_error(database, tmp_path, capsys):
     """Where torch sees a GPU the same job labels there (move generation, search and nets on the
     device) and gives the CPU's labels; elsewhere asking for it is refused before any work."""

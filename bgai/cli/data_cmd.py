@@ -114,9 +114,12 @@ def _build(args) -> int:
 
 
 def _label(args) -> int:
+    import dataclasses
+
     from tqdm import tqdm
 
     from bgai.model.net import device_of
+    from bgai.search import weights_digest
     from bgai.train.labels import LabelJob, label
 
     try:
@@ -140,6 +143,7 @@ def _label(args) -> int:
     )
     device = device_of(args.device)
     evaluator = _evaluator(args.player, args.device)
+    job = dataclasses.replace(job, teacher=weights_digest(evaluator))
     bar = tqdm(unit="pos", file=sys.stderr)
 
     def progress(done: int, total: int) -> None:

@@ -14,6 +14,7 @@ from bgai.search.evaluator import (
     afterstate_values,
     pruner_of,
     terminal_probs,
+    weights_digest,
 )
 from bgai.search.ply import (
     DEFAULT_FILTER,
@@ -63,4 +64,5 @@ __all__ = [
     "roll_values",
     "score_candidates",
     "terminal_probs",
+    "weights_digest",
 ]

@@ -19,6 +19,7 @@ chosen ones with the evaluator; see :func:`bgai.search.ply.evaluate_position`.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Protocol, runtime_checkable
 
 import torch
@@ -168,6 +169,32 @@ class GnubgEvaluator(_Base):
 
     def _evaluate_live(self, boards: torch.Tensor) -> torch.Tensor:
         return torch.as_tensor(gnubg.probabilities(boards.cpu().numpy(), self.plies), device=boards.device)
+
+
+def weights_digest(evaluator: Evaluator) -> str:
+    """A short sha256 of every network weight ``evaluator`` uses (its pruner's and fallback's too).
+
+    A name such as ``best`` stands for another net after a promotion; the digest does not, so
+    work recorded under a name (labels) can tell which net made it. Computed from the weights
+    on the CPU: the same on every device.
+    """
+    digest, seen = hashlib.sha256(), set()
+
+    def walk(part: object) -> None:
+        if id(part) in seen:
+            return
+        seen.add(id(part))
+        if isinstance(part, torch.nn.Module):
+            for key, value in sorted(part.state_dict().items()):
+                digest.update(key.encode())
+                digest.update(value.detach().cpu().contiguous().numpy().tobytes())
+            return
+        for value in vars(part).values() if hasattr(part, "__dict__") else ():
+            if isinstance(value, torch.nn.Module) or type(value).__module__.startswith("bgai."):
+                walk(value)
+
+    walk(evaluator)
+    return digest.hexdigest()[:16]
 
 
 def afterstate_values(evaluator: Evaluator, children: torch.Tensor) -> torch.Tensor:

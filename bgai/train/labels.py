@@ -68,6 +68,7 @@ class LabelJob:
     seed: int = 0
     rolls: int = 1  # move kinds: rolls per position
     top: int = 0  # move kinds past 1 ply: only each roll's top moves (by 1-ply) that deep; 0: all
+    teacher: str = ""  # the player's weights_digest: "best" names another net after a promotion
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -298,6 +299,11 @@ def _check_job(path: Path, theirs: dict, job: LabelJob | None) -> None:
         return
     mine = json.loads(json.dumps(asdict(job)))
     full = {**json.loads(json.dumps(asdict(LabelJob(kind=theirs.get("kind", job.kind))))), **theirs}
+    if job.teacher and full["teacher"] != job.teacher:
+        raise ValueError(
+            f"{path} was labelled by another net than today's {job.player!r} (weights "
+            f"{full['teacher'] or 'not recorded'}, now {job.teacher}): move it aside or label elsewhere"
+        )
     if {k: v for k, v in mine.items() if k != "chunk"} != {k: v for k, v in full.items() if k != "chunk"}:
         raise ValueError(f"{path} was labelled with other settings: {theirs}")
 

@@ -106,8 +106,7 @@ def main() -> None:
     if args.database:
         boards, klass = database_positions(args.database, args.positions, args.seed)
     else:
-        boards = contact_positions(args.player, args.positions, args.seed)
-        klass = np.zeros(len(boards), dtype=np.int64)  # all contact (the classes are not told apart)
+        boards, klass = contact_positions(args.player, args.positions, args.seed), None
     targets = GnubgEvaluator(0).evaluate(boards)
     cube = candidate_boards(
         argparse.Namespace(
@@ -126,7 +125,7 @@ def main() -> None:
             return np.array2string((net(b).float() - y).abs().mean(0).numpy(), precision=4)
 
     def class_errors(net) -> str:
-        if not args.database:
+        if klass is None:
             return ""
         with torch.no_grad():
             gap = (cubeless_equity(net(boards[held]).float()) - cubeless_equity(targets[held])).abs().numpy()

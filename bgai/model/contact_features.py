@@ -13,6 +13,7 @@ bar). Whole-batch tensor ops on the boards' device.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import torch
@@ -129,10 +130,18 @@ def _sides(me: torch.Tensor, opp: torch.Tensor, t: dict[str, torch.Tensor]) -> t
     )
 
 
+def both_sides(boards: torch.Tensor, sides: Callable, tables: Callable) -> torch.Tensor:
+    """``sides(me, opp, tables(device))`` for the player on roll, then the opponent, side by side.
+
+    Both sides of every board go through ``sides`` in one batch: row ``r`` of ``me`` is the
+    player on roll of board ``r``, row ``N + r`` its opponent, each against the other's row.
+    """
+    b = torch.as_tensor(boards).reshape(-1, 2, 25).to(torch.int16)
+    me = torch.cat([b[:, 1], b[:, 0]])
+    both = sides(me, me.roll(len(b), 0), tables(b.device))
+    return torch.cat([both[: len(b)], both[len(b) :]], 1)
+
+
 def contact_features(boards: torch.Tensor) -> torch.Tensor:
     """``(N, 16)`` float32: the :data:`CONTACT_FEATURES` of the player on roll, then the opponent's."""
-    b = torch.as_tensor(boards).reshape(-1, 2, 25).to(torch.int16)
-    t = _tables(b.device)
-    me = torch.cat([b[:, 1], b[:, 0]])
-    both = _sides(me, me.roll(len(b), 0), t)
-    return torch.cat([both[: len(b)], both[len(b) :]], 1)
+    return both_sides(boards, _sides, _tables)

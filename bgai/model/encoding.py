@@ -135,7 +135,7 @@ RICH_PLUS = Encoding(
 
 
 def _rich_plan_features(boards: torch.Tensor) -> torch.Tensor:
-    return torch.cat([rich_features(boards), contact_features(boards), plan_features(boards)], 1)
+    return torch.cat([_rich_plus_features(boards), plan_features(boards)], 1)
 
 
 RICH_PLAN = Encoding(

@@ -19,6 +19,7 @@ from functools import lru_cache
 
 import torch
 
+from bgai.model.contact_features import both_sides
 from bgai.model.features import _escape_table
 
 PLAN_FEATURES = ("mobility", "timing", "back_game", "trailing_hold", "spread")
@@ -87,8 +88,4 @@ def _sides(me: torch.Tensor, opp: torch.Tensor, t: dict[str, torch.Tensor]) -> t
 
 def plan_features(boards: torch.Tensor) -> torch.Tensor:
     """``(N, 10)`` float32: the :data:`PLAN_FEATURES` of the player on roll, then the opponent's."""
-    b = torch.as_tensor(boards).reshape(-1, 2, 25).to(torch.int16)
-    t = _tables(b.device)
-    me = torch.cat([b[:, 1], b[:, 0]])
-    both = _sides(me, me.roll(len(b), 0), t)
-    return torch.cat([both[: len(b)], both[len(b) :]], 1)
+    return both_sides(boards, _sides, _tables)

@@ -235,6 +235,20 @@ def test_is_bearoff_needs_both_sides_home():
     assert isinstance(is_bearoff(boards.numpy()), np.ndarray)
 
 
+def test_is_bearoff_agrees_with_its_definition_on_many_boards():
+    gen = torch.Generator().manual_seed(3)
+    weights = torch.ones(25)
+    weights[:6] = 40.0  # mostly home boards, so both answers are common
+    slots = torch.multinomial(weights.repeat(4000, 1), 15, replacement=True, generator=gen)
+    boards = torch.zeros(4000, 25, dtype=torch.int8).scatter_add_(
+        1, slots, torch.ones_like(slots, dtype=torch.int8)
+    )
+    boards = boards.view(2000, 2, 25)
+    expected = (boards[..., 6:] == 0).all(-1).all(-1)
+    assert 100 < int(expected.sum()) < 1900
+    assert torch.equal(is_bearoff(boards), expected)
+
+
 def test_evaluator_routes_other_positions_to_the_fallback(evaluator):
     start = torch.as_tensor(starting_board())
     bear = bearoff_board(home((1, 1)), home((6, 15)))
@@ -242,6 +256,8 @@ def test_evaluator_routes_other_positions_to_the_fallback(evaluator):
     assert torch.equal(torch.cat(evaluator.fallback.seen[-1:]), torch.stack([start, start]))
     assert probs[0].tolist() == pytest.approx([0.5, 0.1, 0.01, 0.1, 0.01])
     assert probs[1].tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]  # off in one roll, a gammon
+    no_bearoffs = evaluator.evaluate(torch.stack([start, start]))  # the path without copies
+    assert no_bearoffs.dtype == torch.float32 and torch.equal(no_bearoffs, probs[[0, 2]])
 
 
 def test_evaluator_without_fallback_refuses_other_positions(one_sided, small_two_sided):

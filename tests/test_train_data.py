@@ -117,6 +117,49 @@ def test_a_job_stopped_early_has_labelled_a_fair_sample(database):
     assert not np.array_equal(rows, LabelJob(kind="ply0", seed=1).selection(db))
 
 
+def test_an_extended_database_keeps_its_positions_and_labels_and_jobs_resume_into_the_new_ones(
+    database, best, tmp_path, capsys
+):
+    folder = tmp_path / "db"
+    shutil.copytree(database, folder)
+    db = PositionDatabase.load(folder)
+    job = LabelJob(kind="ply0", chunk=64, shard=(1, 2))
+    before = label(best, folder, job, stop_after=0.0)  # one chunk before the extension
+    order = job.selection(db)
+    assert (
+        main(
+            ["data", "build", str(folder), "--extend", "--selfplay", "300", "--backgame", "0", "--seed", "4"]
+        )
+        == 0
+    )
+    assert "new positions added" in capsys.readouterr().out
+    grown = PositionDatabase.load(folder)
+    n = len(db)
+    assert grown.segments == [n, len(grown) - n] and len(grown) - n > 150
+    assert np.array_equal(grown.boards[:n], db.boards) and np.array_equal(grown.klass[:n], db.klass)
+    assert len(np.unique(grown.boards.reshape(len(grown), -1), axis=0)) == len(grown)  # nothing twice
+    assert np.array_equal(grown.klass, classify(grown.boards)) and (grown.source[n:] == 0).all()
+    assert [e["seed"] for e in grown.meta["extensions"]] == [4]
+    grown_order = job.selection(grown)
+    assert np.array_equal(grown_order[: len(order)], order)  # the old order first, as it was
+    assert (grown_order[len(order) :] >= n).all()
+    other = dataclasses.replace(job, shard=(0, 2)).selection(grown)
+    assert sorted(np.concatenate([grown_order, other])) == list(range(len(grown)))  # shards cover it
+    done = label(best, folder, job)  # resumes the chunk made before, then labels the new positions
+    assert np.array_equal(done.index[: len(before.index)], before.index)
+    assert np.array_equal(done.index, grown_order)
+    expected = best.evaluate(torch.as_tensor(grown.boards[done.index])).numpy()
+    np.testing.assert_allclose(done.probs, expected, atol=1e-5)
+    with pytest.raises(ValueError, match="seed 4 already built"):
+        grown.extend(build_database(best, selfplay=50, backgame=0, seed=4, games=8))
+    assert main(["data", "build", str(folder), "--extend", "--seed", "3"]) == 2
+    assert "seed 3 already built" in capsys.readouterr().err
+    assert main(["data", "build", str(folder), "--extend", "--force"]) == 2
+    assert "choose one" in capsys.readouterr().err
+    assert main(["data", "build", str(tmp_path / "none"), "--extend"]) == 2
+    assert "no position database" in capsys.readouterr().err
+
+
 def test_rollout_labels_carry_their_standard_errors(database, best):
     job = LabelJob(kind="rollout", trials=6, truncate=2, classes=("backgame",), chunk=4)
     labels = label(best, database, job, stop_after=0.0)

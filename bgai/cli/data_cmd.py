@@ -1,6 +1,7 @@
 """``bgai data build|label|info``: the position database for supervised training and its labels.
 
     bgai data build runs/data/db1 --selfplay 200000 --backgame 100000 --seed 1
+    bgai data build runs/data/db1 --extend --selfplay 200000 --backgame 0 --seed 2   # more positions
     bgai data label runs/data/db1 --kind ply2 --shard 0/2 &   # two processes share the work
     bgai data label runs/data/db1 --kind ply2 --shard 1/2 &
     bgai data label runs/data/db1 --kind rollout --trials 36 --truncate 10 --classes backgame
@@ -39,6 +40,11 @@ def register(subparsers) -> None:
     build.add_argument("--noise", type=float, default=0.05, help="exploration: equity noise per move (0.05)")
     build.add_argument("--seed", type=int, default=0)
     build.add_argument("--force", action="store_true", help="replace an existing database")
+    build.add_argument(
+        "--extend",
+        action="store_true",
+        help="add the new positions to the existing database (another --seed); its labels stay valid",
+    )
     label = sub.add_parser("label", help="label the database's positions (resumable)")
     label.add_argument("folder")
     label.add_argument(
@@ -89,13 +95,20 @@ def _evaluator(spec: str, device: str = "cpu"):
 def _build(args) -> int:
     from pathlib import Path
 
-    from bgai.train.positions import build_database
+    from bgai.train.positions import PositionDatabase, build_database
 
     path = Path(args.folder) / "positions.npz"
-    if path.exists() and not args.force:
-        raise ValueError(f"{path} exists: use --force to replace it, or another folder")
+    if args.extend and args.force:
+        raise ValueError("--extend adds to the database and --force replaces it: choose one")
+    old = PositionDatabase.load(path) if args.extend else None  # a one-line error if missing
+    if path.exists() and not (args.force or args.extend):
+        raise ValueError(
+            f"{path} exists: use --force to replace it, --extend to add to it, or another folder"
+        )
     if args.selfplay < 0 or args.backgame < 0 or args.noise < 0:
         raise ValueError("--selfplay, --backgame and --noise must not be negative")
+    if old is not None:
+        old.check_new_seed(args.seed)
     evaluator = _evaluator(args.player)
     total = args.selfplay + args.backgame
     games = min(512, max(16, total // 400))
@@ -108,6 +121,9 @@ def _build(args) -> int:
         games,
         meta={"player": args.player, "command": " ".join(sys.argv)},
     )
+    if old is not None:
+        db = old.extend(db)
+        print(f"{db.segments[-1]} new positions added", end="; ")
     db.save(path)
     print(f"{len(db)} positions in {path}: {json.dumps(db.counts())}")
     return 0

@@ -132,8 +132,9 @@ class LabelJob:
         return Path(folder) / "labels" / (f"{self.name}.{k}of{n}" + ("" if self.moves else ".npz"))
 
     def selection(self, db: PositionDatabase) -> np.ndarray:
-        """Indices of the positions this job (shard) labels, in its order (shuffled by the seed)."""
-        rows = np.arange(len(db))
+        """Indices of the positions this job (shard) labels, in its order: each segment of the
+        database (:meth:`PositionDatabase.extend`) shuffled by the seed, the older ones first, so
+        extending a database leaves a job's order so far as it was."""
         keep = np.ones(len(db), dtype=bool)
         if self.classes:
             keep &= np.isin(db.klass, [CLASSES.index(c) for c in self.classes])
@@ -141,10 +142,13 @@ class LabelJob:
             keep &= np.isin(db.source, [SOURCES.index(c) for c in self.sources])
         if self.held_out_only:
             keep &= db.held_out
-        rows = rows[keep]
-        rows = rows[np.random.default_rng(self.seed).permutation(len(rows))]
+        parts, start = [], 0
+        for size in db.segments:
+            rows = start + np.flatnonzero(keep[start : start + size])
+            parts.append(rows[np.random.default_rng(self.seed).permutation(len(rows))])
+            start += size
         k, n = self.shard
-        return rows[k::n]
+        return np.concatenate(parts)[k::n]
 
 
 @dataclass(frozen=True)

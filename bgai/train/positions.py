@@ -12,7 +12,9 @@ Positions (player on roll in row 1, before the roll) come from two sources:
 The database is de-duplicated, each position classified (:data:`CLASSES`, see
 :func:`classify`), and split into training and held-out parts by a hash of the board, so a
 position lands in the same part in every database. Positions both databases answer exactly
-(two-sided bear-offs) are left out: they need no label.
+(two-sided bear-offs) are left out: they need no label. A database grows by more builds
+(:meth:`PositionDatabase.extend`, ``bgai data build --extend``): each adds a segment of new
+positions after the old ones, whose numbers and labels stay as they were.
 """
 
 from __future__ import annotations
@@ -102,9 +104,47 @@ class PositionDatabase:
         db = cls(data["boards"], data["source"], data["klass"], data["held_out"], meta)
         if meta.get("format") != FORMAT or db.boards.ndim != 3 or db.boards.shape[1:] != (2, 25):
             raise ValueError(f"{path} is not a bgai position database of format {FORMAT}")
-        if not len(db.source) == len(db.klass) == len(db.held_out) == len(db.boards):
+        if not len(db.source) == len(db.klass) == len(db.held_out) == len(db.boards) == sum(db.segments):
             raise ValueError(f"{path} is corrupt: its arrays differ in length")
         return db
+
+    @property
+    def segments(self) -> list[int]:
+        """Sizes of the parts each build added, in order (:meth:`extend`); one part if never extended."""
+        return list(self.meta.get("segments", [len(self)]))
+
+    def extend(self, more: PositionDatabase) -> PositionDatabase:
+        """This database with ``more``'s positions that it lacks appended as a new segment.
+
+        Every position keeps its number, so labels made before stay valid, and a label job's
+        order (:meth:`bgai.train.labels.LabelJob.selection`) keeps its old positions first: a job
+        resumes across the extension and then carries on into the new positions. ``more``'s
+        ``meta`` is kept in this one's ``extensions``; a seed already used is refused (the
+        same games again would add nothing).
+        """
+        self.check_new_seed(more.meta.get("seed"))
+        flat = self.boards.reshape(len(self), -1)
+        new = more.boards.reshape(len(more), -1)
+        _, first = np.unique(np.concatenate([flat, new]), axis=0, return_index=True)
+        add = np.sort(first[first >= len(self)]) - len(self)
+        meta = {
+            **self.meta,
+            "segments": self.segments + [len(add)],
+            "extensions": [*self.meta.get("extensions", []), more.meta],
+        }
+        return PositionDatabase(
+            np.concatenate([self.boards, more.boards[add]]),
+            np.concatenate([self.source, more.source[add]]),
+            np.concatenate([self.klass, more.klass[add]]),
+            np.concatenate([self.held_out, more.held_out[add]]),
+            meta,
+        )
+
+    def check_new_seed(self, seed) -> None:
+        """Refuse (one line) a build seed this database was already made with."""
+        seeds = [self.meta.get("seed")] + [e.get("seed") for e in self.meta.get("extensions", [])]
+        if seed in seeds:
+            raise ValueError(f"seed {seed} already built this database: extend it with another")
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Positions per class, per source and per part."""

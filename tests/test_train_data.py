@@ -22,8 +22,8 @@ from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import NetEvaluator
 from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
-from bgai.train.fit import FitConfig, fit, listwise_loss, training_data
-from bgai.train.labels import LabelJob, label, load_labels, load_move_labels
+from bgai.train.fit import FitConfig, _MoveChoices, fit, listwise_loss, training_data
+from bgai.train.labels import LabelJob, label, load_labels, load_move_labels, without_positions
 from bgai.train.positions import CLASSES, PositionDatabase, build_database, classify
 from tests.positions import pos
 
@@ -373,6 +373,31 @@ def test_label_sets_carry_their_weights_and_later_ones_win(database, best):
     assert np.all(weights[back] == 1.0) and np.all(weights[~back] == 0.25)
     np.testing.assert_array_equal(targets[back], load_labels(database, "ply1-best-backgame").probs)
     assert not np.allclose(targets[back], load_labels(database, "ply0-best").probs[rows[back]])
+
+
+def test_a_later_move_label_set_wins_on_the_positions_both_label(database, best, tmp_path):
+    folder = tmp_path / "db"
+    folder.mkdir()
+    shutil.copy(Path(database) / "positions.npz", folder)
+    other = evaluator_of(load_player("best_2c"), "tests")[0]
+    label(best, folder, LabelJob(kind="moves0", chunk=1000))
+    label(other, folder, LabelJob(kind="moves0", player="best_2c", shard=(0, 2), chunk=1000))
+    first, later = load_move_labels(folder, "moves0-best"), load_move_labels(folder, "moves0-best_2c")
+    db = PositionDatabase.load(folder)
+    drop = np.zeros(len(db), dtype=bool)
+    drop[later.index] = True
+    rest = without_positions(first, drop)
+    assert set(rest.index) == set(first.index) - set(later.index) and len(rest.index) > 100
+    assert rest.afterstates.pairs == len(rest.index) == int(rest.afterstates.group.max()) + 1
+    kept = np.flatnonzero(~drop[first.index])  # the same afterstates, renumbered
+    rows = np.isin(first.afterstates.group.numpy(), kept)
+    assert torch.equal(rest.afterstates.probs, first.afterstates.probs[torch.as_tensor(rows)])
+    net = load_net(shipped_checkpoint("best"))
+    both = _MoveChoices(
+        FitConfig(database=str(folder), labels=("moves0-best", "moves0-best_2c"), loss="listwise"), net
+    )
+    assert len(both.y) == len(rest.afterstates) + len(later.afterstates)  # each position once
+    assert torch.equal(both.y[len(rest.afterstates) :], later.afterstates.probs)  # the later teacher's
 
 
 def test_the_fitting_loss_weighs_each_position():

@@ -24,6 +24,8 @@ move choice is what play needs: a squared error spreads its effort over the leve
 values, the choice among a roll's moves is what decides games (``docs/supervised.md``,
 "Iteration 2b"). The value term keeps the values' level, which the cube needs. Held out: the
 loss, how often the net picks the teacher's move and the equity (by the teacher) it gives away.
+Where two move label sets cover a position (an old teacher's and a new one's), the later set's
+rolls are the only ones kept for it, as with position labels.
 A listwise fit may name position labels beside the move labels (``moves2x2top3-best,
 rollout36-best-backgame:3``): each step then adds a share of them (one pass over them an epoch)
 at ``value_weight`` times their weight (a set of weight 1 counts as much as all the afterstates'
@@ -55,7 +57,7 @@ from bgai.model.grow import grow
 from bgai.model.net import ValueNet
 from bgai.model.probs import cubeless_equity
 from bgai.train.distill import LabelledAfterstates, PairIndex
-from bgai.train.labels import is_move_labels, load_labels, load_move_labels
+from bgai.train.labels import is_move_labels, load_labels, load_move_labels, without_positions
 from bgai.train.positions import CLASSES, PositionDatabase
 
 LOSSES = ("mse", "ce", "listwise")
@@ -280,15 +282,17 @@ class _MoveChoices:
         db = PositionDatabase.load(cfg.database)
         values = tuple(e for e in cfg.labels if not is_move_labels(label_weight(e)[0]))
         self.positions = _Positions(replace(cfg, labels=values, loss="mse"), net) if values else None
-        sets = []
-        for entry in cfg.labels:
+        sets, covered = [], np.zeros(len(db), dtype=bool)
+        for entry in reversed(cfg.labels):  # a later set wins on the positions both label
             name, _ = label_weight(entry)
             if not is_move_labels(name):
                 continue
             labels = load_move_labels(cfg.database, name)
             if labels.index.max(initial=-1) >= len(db):
                 raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
-            sets.append((labels.afterstates, np.repeat(db.held_out[labels.index], labels.dice.shape[1])))
+            labels = without_positions(labels, covered)
+            covered[labels.index] = True
+            sets.insert(0, (labels.afterstates, np.repeat(db.held_out[labels.index], labels.dice.shape[1])))
         data = LabelledAfterstates.join([d for d, _ in sets])
         held_pair = np.concatenate([h for _, h in sets])
         device = _device(net)

@@ -262,6 +262,18 @@ def _deepen(evaluator: Evaluator, data: LabelledAfterstates, plies: int, top: in
     return LabelledAfterstates(data.boards, probs, data.group, data.pairs)
 
 
+def without_positions(labels: MoveLabels, drop: np.ndarray) -> MoveLabels:
+    """``labels`` less the positions ``drop`` marks (``(database size,)`` bool): how a later
+    label set wins over an earlier one on the positions both cover."""
+    keep = ~drop[labels.index]
+    pairs = np.repeat(keep, labels.dice.shape[1])  # pair p * R + r is position p's roll r
+    a = labels.afterstates
+    rows = torch.as_tensor(pairs)[a.group]
+    renumber = torch.as_tensor(np.cumsum(pairs) - 1)
+    kept = LabelledAfterstates(a.boards[rows], a.probs[rows], renumber[a.group[rows]], int(pairs.sum()))
+    return dataclasses.replace(labels, index=labels.index[keep], dice=labels.dice[keep], afterstates=kept)
+
+
 def _join(parts: list, job: LabelJob) -> Labels | MoveLabels:
     """The labels of ``parts`` (of the job's kind) one after the other; none: empty labels."""
     index = np.concatenate([np.zeros(0, np.int64)] + [p.index for p in parts])

@@ -140,7 +140,7 @@ class PositionDatabase:
             meta,
         )
 
-    def check_new_seed(self, seed) -> None:
+    def check_new_seed(self, seed: int | None) -> None:
         """Refuse (one line) a build seed this database was already made with."""
         seeds = [self.meta.get("seed")] + [e.get("seed") for e in self.meta.get("extensions", [])]
         if seed in seeds:

@@ -77,11 +77,25 @@ def first_layer(
             linear._bgai_table = (checkers, weight.detach().clone(), bias.detach().clone(), table)
     else:
         table = cached[3]
-    out = F.embedding_bag(slot_indices(boards), table, mode="sum")
+    out = _slot_sum(boards, table)
     if encoding.features is not None:
         features = encoding.features(boards)
         out = torch.addmm(out, features, weight[:, POINT_UNITS : POINT_UNITS + features.shape[1]].T)
     return out
+
+
+def _slot_sum(boards: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    """``(N, H)``: the sum of the boards' slot rows of ``table``. An empty slot's row is zero
+    (apart from slot 0's, which holds the constant), and three slots in four are empty, so on
+    the CPU only the occupied ones are summed (a third faster); a GPU sums all 50, which keeps
+    it free of the host synchronisation a boolean selection costs."""
+    rows = slot_indices(boards)
+    if boards.is_cuda:
+        return F.embedding_bag(rows, table, mode="sum")
+    occupied = boards.reshape(-1, 50) != 0
+    occupied[:, 0] = True
+    counts = occupied.sum(1)
+    return F.embedding_bag(rows[occupied], table, counts.cumsum(0) - counts, mode="sum")
 
 
 def _same(a: tuple, b: tuple) -> bool:

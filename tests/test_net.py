@@ -50,7 +50,13 @@ def test_invert_swaps_the_players_and_twice_is_identity():
 
 @pytest.mark.parametrize(
     "encoding,hidden,checkers",
-    [("tesauro198", (40, 20), 15), ("rich", (30,), 15), ("rich_plus", (24,), 15), ("tesauro198", (16,), 3)],
+    [
+        ("tesauro198", (40, 20), 15),
+        ("rich", (30,), 15),
+        ("rich_plus", (24,), 15),
+        ("tesauro198", (16,), 3),
+        ("rich_plan", (300,), 15),  # wide: only the occupied slots are summed
+    ],
 )
 def test_table_first_layer_equals_encode_then_linear(encoding, hidden, checkers):
     torch.manual_seed(1)

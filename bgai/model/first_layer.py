@@ -20,7 +20,7 @@ from bgai.model.encoding import POINT_UNITS, Encoding, count_units
 
 MAX_COUNT = 16  # counts 0..15 per slot (no side has more than 15 checkers)
 SIDE_UNITS = POINT_UNITS // 2  # 24 points x 4, bar, off
-WIDE = 256  # units from which summing only the occupied slots pays (measured, see _slot_sum)
+WIDE = 128  # units from which summing only the occupied slots pays (see _slot_sum)
 
 
 def lookup_table(weight: torch.Tensor, constant: torch.Tensor, checkers: int) -> torch.Tensor:
@@ -86,18 +86,27 @@ def first_layer(
 
 
 def _slot_sum(boards: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
-    """``(N, H)``: the sum of the boards' slot rows of ``table``. An empty slot's row is zero
-    (apart from slot 0's, which holds the constant), and three slots in four are empty, so on
-    the CPU a wide layer sums only the occupied ones (at 512 units twice as fast; selecting
-    them costs what summing 150 units of all slots does, so narrower layers sum all 50, as a
-    GPU does, which is spared the host synchronisation a boolean selection costs)."""
-    rows = slot_indices(boards)
+    """``(N, H)``: the sum of the boards' slot rows of ``table``, by the faster of the two ways
+    (``python scripts/measure/bench_first_layer.py``): selecting the occupied slots costs what
+    summing about 100 units of all 50 slots does, so narrow layers and GPUs (spared the host
+    synchronisation a boolean selection costs) sum all slots."""
     if boards.is_cuda or table.shape[1] < WIDE:
-        return F.embedding_bag(rows, table, mode="sum")
+        return all_slots_sum(boards, table)
+    return occupied_slots_sum(boards, table)
+
+
+def all_slots_sum(boards: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    """The rows of all 50 slots of each board, summed."""
+    return F.embedding_bag(slot_indices(boards), table, mode="sum")
+
+
+def occupied_slots_sum(boards: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    """The same sum over the occupied slots only: an empty slot's row is zero (apart from slot
+    0's, which holds the constant), and three slots in four are empty."""
     occupied = boards.reshape(-1, 50) != 0
     occupied[:, 0] = True
     counts = occupied.sum(1)
-    return F.embedding_bag(rows[occupied], table, counts.cumsum(0) - counts, mode="sum")
+    return F.embedding_bag(slot_indices(boards)[occupied], table, counts.cumsum(0) - counts, mode="sum")
 
 
 def _same(a: tuple, b: tuple) -> bool:

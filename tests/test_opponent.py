@@ -99,7 +99,8 @@ def test_onnx_without_the_package_is_a_one_line_error(checkpoint, tmp_path, caps
 
 def test_levels_run_from_beginner_to_world_class():
     assert list(LEVELS)[0] == "beginner" and list(LEVELS)[-1] == "worldclass" and len(LEVELS) >= 6
-    assert LEVELS["expert"].noise == 0 and LEVELS["advanced"].noise > 0  # the net alone, then noisier
+    assert (LEVELS["strong"].plies, LEVELS["strong"].noise) == (0, 0)  # the net alone
+    assert 0 < LEVELS["expert"].noise < LEVELS["advanced"].noise  # then ever noisier
     plies_then_noise = [(level.plies, -level.noise) for level in LEVELS.values()]
     assert plies_then_noise == sorted(plies_then_noise) and len(set(plies_then_noise)) == len(LEVELS)
     assert get_level("World class") is get_level("world-class") is LEVELS["worldclass"]
@@ -173,9 +174,9 @@ def test_ladder_noise_is_deterministic_per_position(exports):
 
 
 def test_exported_folder_is_a_player_spec_for_bench(exports):
-    player = load_player(str(exports["strong"]))
-    assert isinstance(player, SearchPlayer) and player.plies == 1
-    assert load_player(f"{exports['strong']}@0ply").plies == 0
+    player = load_player(str(exports["worldclass"]))
+    assert isinstance(player, SearchPlayer) and player.plies == 2
+    assert load_player(f"{exports['worldclass']}@0ply").plies == 0
 
 
 # --- cube and resignations --------------------------------------------------------------------
@@ -185,7 +186,7 @@ GAMMON_FOR_X = pos("x 1:1; o 19:5 20:5 21:5").numpy()
 
 
 def test_too_good_to_double_and_the_double_is_passed(exports):
-    strong = Opponent.load(exports["strong"])  # at 1-ply every X roll bears off: exact outcomes
+    strong = Opponent.load(exports["worldclass"])  # at 2-ply every X roll bears off: exact outcomes
     money = MatchState(jacoby=False)
     assert strong.cube_action(encode_gnubg_id(GAMMON_FOR_X, money)) == "no double"  # too good
     offered = MatchState(jacoby=False, double_offered=True)
@@ -196,7 +197,7 @@ def test_its_player_brings_the_same_cube_sense_to_cubeful_bench(exports):
     from bgai.bots.cube import cube_sense
     from bgai.cube import CubeState
 
-    strong = Opponent.load(exports["strong"])
+    strong = Opponent.load(exports["worldclass"])
     assert cube_sense(strong.player) is strong.player
     boards, money = torch.as_tensor(GAMMON_FOR_X)[None], [CubeState.money(jacoby=False)]
     assert strong.player.cube_decisions(boards, money).tolist() == [False]

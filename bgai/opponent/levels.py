@@ -18,7 +18,7 @@ strong          0      0       the net alone (World class on gnubg's scale; not 
 worldclass      2      0       gnubg's World class: 2-ply, "normal" move filter
 ==============  =====  ======  ===========================================================
 
-Until session 11 ``expert`` was the net alone and ``strong`` 1-ply. The net taught its own
+Until iteration 5 ``expert`` was the net alone and ``strong`` 1-ply. The net taught its own
 2-ply move choices plays as well at 0-ply as at 1-ply (3,000 common positions: 4.65 against
 4.57 per 1000), so 1-ply was no step up; the net alone now grades World class (4.2-4.7 per
 1000), so it is ``strong``, and ``expert`` adds the least noise that grades in gnubg's Expert

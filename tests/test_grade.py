@@ -91,12 +91,12 @@ def test_noisier_levels_lose_more_equity_on_the_same_decisions(decisions):
     loses more (the noise is deterministic: this ordering is a fixed fact, not luck)."""
     boards, dice = decisions
     rates = {}
-    for name in ("expert", "advanced", "intermediate", "casual", "beginner"):
+    for name in ("strong", "expert", "advanced", "intermediate", "casual", "beginner"):
         player = SearchPlayer(PubevalEvaluator(), 0, noise=LEVELS[name].noise)
         made = Decisions(boards, dice, player.choose(boards, dice))
         rates[name], _ = judge_decisions(PUBEVAL_JUDGE, made.subset(unforced(made).nonzero().squeeze(1)))
-    assert rates["expert"] == 0.0
-    assert 0 < rates["advanced"] < rates["intermediate"] < rates["casual"] < rates["beginner"]
+    assert rates["strong"] == 0.0
+    assert 0 < rates["expert"] < rates["advanced"] < rates["intermediate"] < rates["casual"] < rates["beginner"]
 
 
 def test_a_judge_never_credits_a_move_above_its_own_best(decisions):
@@ -225,7 +225,7 @@ def test_paired_grade_orders_noise_levels_on_the_same_positions(decisions):
     loses nothing, and on these 200 positions each noise step is measurably worse."""
     made = _made(decisions)
     positions = made.subset(unforced(made).nonzero().squeeze(1))
-    names = ("beginner", "intermediate", "expert")
+    names = ("beginner", "intermediate", "strong")
     players = [SearchPlayer(PubevalEvaluator(), 0, noise=LEVELS[n].noise, name=n) for n in names]
     result = paired_grade(players, positions, PUBEVAL_JUDGE, seed=7, chunk=50)
     assert result.players == list(names) and result.positions == len(positions)
@@ -234,9 +234,9 @@ def test_paired_grade_orders_noise_levels_on_the_same_positions(decisions):
     steps = result.steps
     assert [(s.weaker, s.stronger) for s in steps] == [
         ("beginner", "intermediate"),
-        ("intermediate", "expert"),
+        ("intermediate", "strong"),
     ]
-    assert steps[1].difference == pytest.approx(result.error_rates[1])  # the expert loses nothing
+    assert steps[1].difference == pytest.approx(result.error_rates[1])  # the net alone loses nothing
     assert steps[0].difference == pytest.approx(result.error_rates[0] - result.error_rates[1])
     assert all(0 < s.differ < 1 for s in steps)
     assert result.monotone and all(s.separated for s in steps)

@@ -97,7 +97,7 @@ def test_noisier_levels_lose_more_equity_on_the_same_decisions(decisions):
         rates[name], _ = judge_decisions(PUBEVAL_JUDGE, made.subset(unforced(made).nonzero().squeeze(1)))
     assert rates["strong"] == 0.0
     noisy = ("expert", "advanced", "intermediate", "casual", "beginner")
-    assert 0 < rates["expert"] and all(rates[a] < rates[b] for a, b in zip(noisy, noisy[1:]))
+    assert 0 < rates["expert"] and all(rates[a] < rates[b] for a, b in zip(noisy, noisy[1:], strict=False))
 
 
 def test_a_judge_never_credits_a_move_above_its_own_best(decisions):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import pairwise
 
 import pytest
 import torch
@@ -97,7 +98,7 @@ def test_noisier_levels_lose_more_equity_on_the_same_decisions(decisions):
         rates[name], _ = judge_decisions(PUBEVAL_JUDGE, made.subset(unforced(made).nonzero().squeeze(1)))
     assert rates["strong"] == 0.0
     noisy = ("expert", "advanced", "intermediate", "casual", "beginner")
-    assert 0 < rates["expert"] and all(rates[a] < rates[b] for a, b in zip(noisy, noisy[1:], strict=False))
+    assert 0 < rates["expert"] and all(rates[a] < rates[b] for a, b in pairwise(noisy))
 
 
 def test_a_judge_never_credits_a_move_above_its_own_best(decisions):

@@ -294,6 +294,35 @@ def test_a_listwise_fit_learns_position_labels_beside_the_moves_by_their_weight(
         FitConfig(database=database, labels=(moves.name, "ply0-best"))
 
 
+def test_a_share_of_the_database_fits_a_seeded_part_of_both_label_kinds(database, best):
+    """``share`` keeps a seeded part of the training positions, of the move labels and of the
+    position labels, and measures on the whole held-out part."""
+    moves = LabelJob(kind="moves0", rolls=2, chunk=1000)
+    label(best, database, moves)
+    label(best, database, LabelJob(kind="ply0", classes=("backgame",), chunk=1000))
+    net = load_net(shipped_checkpoint("best"))
+    tasks = {
+        share: _MoveChoices(
+            FitConfig(
+                database=database, labels=(moves.name, "ply0-best-backgame"), loss="listwise", share=share
+            ),
+            net,
+        )
+        for share in (1.0, 0.5)
+    }
+    whole, half = tasks[1.0], tasks[0.5]
+    assert set(half.train_pairs.tolist()) < set(whole.train_pairs.tolist())
+    assert 0.35 < len(half.train_pairs) / len(whole.train_pairs) < 0.65
+    assert torch.equal(half.test_pairs, whole.test_pairs)
+    kept = set(half.positions.train_rows.tolist())
+    assert (
+        kept < set(whole.positions.train_rows.tolist())
+        and 0.3 < len(kept) / len(whole.positions.train_rows) < 0.7
+    )
+    with pytest.raises(ValueError, match="share"):
+        FitConfig(database=database, labels=(moves.name,), loss="listwise", share=0.0)
+
+
 def test_the_listwise_loss_cares_about_the_movers_best_moves_not_the_worst():
     """Afterstate probabilities are the opponent's: the mover's best move has the lowest equity.
     Swapping the mover's two best moves must cost far more than swapping the two worst."""

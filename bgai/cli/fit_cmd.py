@@ -55,6 +55,12 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--patience", type=int, default=4, help="epochs without a better held-out loss before stopping"
     )
+    parser.add_argument(
+        "--share",
+        type=float,
+        default=1.0,
+        help="fit on this share of the training positions (a seeded choice; default 1): learning curves",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--device", default="cpu", help="cpu, cuda or cuda:N: where the net is fitted (default cpu)"
@@ -86,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         temperature=args.temperature,
         value_weight=args.value_weight,
+        share=args.share,
     )
     fit(cfg, args.run_dir, log=lambda line: print(line, flush=True), device=device)
     best = f"{args.run_dir}/best.pt"

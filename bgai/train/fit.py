@@ -82,6 +82,7 @@ class FitConfig:
     seed: int = 0
     temperature: float = 0.02  # listwise: of the softmax over a roll's moves, in equity
     value_weight: float = 30.0  # listwise: weight of the afterstates' values
+    share: float = 1.0  # of the training positions fitted (a seeded choice): learning curves by size
 
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
@@ -91,6 +92,8 @@ class FitConfig:
         for name, value in (("epochs", self.epochs), ("batch", self.batch), ("patience", self.patience)):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
+        if not 0 < self.share <= 1:
+            raise ValueError(f"share must be in (0, 1], got {self.share}")
         if not self.lr > 0:
             raise ValueError(f"lr must be positive, got {self.lr}")
         if self.schedule not in SCHEDULES:
@@ -146,6 +149,15 @@ def training_data(cfg: FitConfig) -> tuple[PositionDatabase, np.ndarray, np.ndar
     if not len(rows):
         raise ValueError("no labelled positions")
     return db, rows, targets[rows], weights[rows]
+
+
+def in_share(cfg: FitConfig, rows: np.ndarray, positions: int) -> np.ndarray:
+    """Which database ``rows`` (of ``positions``) are in the share of the database the fit may
+    train on: the same seeded choice of positions whatever the labels, so fits on a half and on
+    the whole compare like for like (the held-out part is measured whole either way)."""
+    if cfg.share >= 1:
+        return np.ones(len(rows), dtype=bool)
+    return (np.random.default_rng(cfg.seed).random(positions) < cfg.share)[rows]
 
 
 def initial_net(cfg: FitConfig) -> ValueNet:
@@ -246,7 +258,8 @@ class _Positions:
     def __init__(self, cfg: FitConfig, net: ValueNet) -> None:
         db, rows, targets, weights = training_data(cfg)
         held = db.held_out[rows]
-        self.train_rows, self.test_rows = np.flatnonzero(~held), np.flatnonzero(held)
+        self.train_rows = np.flatnonzero(~held & in_share(cfg, rows, len(db)))
+        self.test_rows = np.flatnonzero(held)
         device = _device(net)
         self.x, self.y = _encode(net, db.boards[rows]), torch.as_tensor(targets).to(device)
         self.w = torch.as_tensor(weights).to(device)
@@ -292,14 +305,17 @@ class _MoveChoices:
                 raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
             labels = without_positions(labels, covered)
             covered[labels.index] = True
-            sets.insert(0, (labels.afterstates, np.repeat(db.held_out[labels.index], labels.dice.shape[1])))
+            sets.insert(0, (labels.afterstates, np.repeat(labels.index, labels.dice.shape[1])))
         data = LabelledAfterstates.join([d for d, _ in sets])
-        held_pair = np.concatenate([h for _, h in sets])
+        position = np.concatenate([p for _, p in sets])  # of each pair
+        held_pair = db.held_out[position]
         device = _device(net)
         self.x, self.y, self.cfg = _encode(net, data.boards.numpy()), data.probs.to(device), cfg
         self.index = PairIndex(data)
         real = (self.index.counts >= 2).numpy()  # rolls with a choice to make
-        self.train_pairs = torch.as_tensor(np.flatnonzero(real & ~held_pair))
+        self.train_pairs = torch.as_tensor(
+            np.flatnonzero(real & ~held_pair & in_share(cfg, position, len(db)))
+        )
         self.test_pairs = torch.as_tensor(np.flatnonzero(real & held_pair))
         if not len(self.train_pairs):
             raise ValueError("no labelled rolls with a choice of moves in the training part")

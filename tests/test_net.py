@@ -169,11 +169,12 @@ def test_no_cpu_constants_sneak_in_on_another_device():
     ],
     ids=["more-inputs", "wider-and-deeper", "same", "into-split"],
 )
-def test_a_grown_net_computes_what_the_small_one_did(small, big):
+@pytest.mark.parametrize("widen", ["silent", "split"])
+def test_a_grown_net_computes_what_the_small_one_did(small, big, widen):
     torch.manual_seed(3)
     for p in small.parameters():  # trained-looking weights, not the init's
         p.data.normal_(0, 0.5)
-    grow(small, big)
+    grow(small, big, widen)
     boards = random_boards(5, 200, opponent_bar=True).to(torch.int8)
     with torch.no_grad():
         torch.testing.assert_close(big(boards), small(boards))
@@ -181,6 +182,29 @@ def test_a_grown_net_computes_what_the_small_one_did(small, big):
     net = big.contact if isinstance(big, SplitNet) else big
     net(boards).sum().backward()
     assert net.head.weight.grad.abs().sum() > 0
+
+
+def test_split_widening_makes_every_new_unit_carry_signal_and_learn_apart():
+    """Silent new units have no weight out (so no gradient in); split ones share their origin's."""
+    small, nets = (
+        ValueNet("rich", hidden=(6,)),
+        {w: ValueNet("rich", hidden=(10,)) for w in ("silent", "split")},
+    )
+    for p in small.parameters():
+        p.data.normal_(0, 0.5)
+    boards = random_boards(7, 100).to(torch.int8)
+    grads = {}
+    for widen, net in nets.items():
+        grow(small, net, widen, seed=1)
+        net(boards).sum().backward()
+        grads[widen] = net.layers[0].weight.grad[6:].abs().sum(1)
+    assert torch.all(nets["silent"].head.weight[:, 6:] == 0) and torch.all(grads["silent"] == 0)
+    assert torch.all(nets["split"].head.weight[:, 6:].abs().sum(0) > 0) and torch.all(grads["split"] > 0)
+    split = nets["split"]
+    # a copy and its origin get different gradients: they do not stay twins
+    assert not torch.allclose(split.layers[0].weight.grad[6], split.layers[0].weight.grad[0])
+    with pytest.raises(ValueError, match="widen"):
+        grow(small, ValueNet("rich", hidden=(10,)), "copy")
 
 
 def test_growing_refuses_what_does_not_fit():

@@ -22,7 +22,7 @@ from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import NetEvaluator
 from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
-from bgai.train.fit import FitConfig, _MoveChoices, fit, listwise_loss, training_data
+from bgai.train.fit import FitConfig, _MoveChoices, fit, initial_net, listwise_loss, training_data
 from bgai.train.labels import LabelJob, label, load_labels, load_move_labels, without_positions
 from bgai.train.positions import CLASSES, PositionDatabase, build_database, classify
 from tests.positions import pos
@@ -357,6 +357,19 @@ def test_fit_starts_from_the_trained_net_keeps_the_best_and_resumes(database, be
     assert first["equity_mae"] < 0.05  # the grown net starts where best is: its own 0-ply labels
     with pytest.raises(ValueError, match="other settings"):
         fit(FitConfig(database=database, labels=("ply0-best",), lr=1e-2), tmp_path / "run")
+
+
+def test_a_fit_widened_by_splitting_starts_where_the_init_net_is_with_every_unit_live(database):
+    init = load_net(shipped_checkpoint("best"))
+    wider = (init.hidden[0] + 16,)
+    cfg = FitConfig(database=database, labels=("ply0-best",), hidden=wider, widen="split")
+    net = initial_net(cfg)
+    boards = torch.as_tensor(PositionDatabase.load(database).boards[:300])
+    with torch.no_grad():
+        torch.testing.assert_close(net(boards), init(boards), atol=1e-5, rtol=0)
+    assert net.hidden == wider and torch.all(net.head.weight[:, init.hidden[0] :].abs().sum(0) > 0)
+    with pytest.raises(ValueError, match="widen"):
+        FitConfig(database=database, labels=("ply0-best",), widen="copy")
 
 
 def test_a_cosine_schedule_lowers_the_step_each_epoch_and_resumes_on_it(database, best, tmp_path):

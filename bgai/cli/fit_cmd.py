@@ -33,6 +33,12 @@ def register(subparsers) -> None:
     parser.add_argument("--init", default="best", help="start from this checkpoint or shipped name (best)")
     parser.add_argument("--hidden", default="", help="hidden sizes, e.g. 256 or 256,128 (default: init's)")
     parser.add_argument("--encoding", default="", help="input encoding (default: init's)")
+    parser.add_argument(
+        "--widen",
+        default="silent",
+        help="a wider --hidden's new units: silent (zero weights out) or split (copies of old units "
+        "that share their weights out: all carry signal from the start)",
+    )
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--lr", type=float, default=3e-4, help="Adam step size (default 3e-4)")
     parser.add_argument(
@@ -93,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         temperature=args.temperature,
         value_weight=args.value_weight,
         share=args.share,
+        widen=args.widen,
     )
     fit(cfg, args.run_dir, log=lambda line: print(line, flush=True), device=device)
     best = f"{args.run_dir}/best.pt"

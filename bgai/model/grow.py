@@ -4,8 +4,9 @@ Training a richer net from nothing would throw away millions of self-play games.
 trained weights go into the bigger net, whose extra parts start silent: a new input unit
 (matched by name between the two encodings) gets zero weight into every old hidden unit, and a
 new hidden unit gets zero weight out, so the grown net's outputs equal the old one's exactly.
-Training then brings the new parts in. A single net can also grow into both halves of a
-:class:`SplitNet`.
+Training then brings the new parts in; new hidden units can instead start as copies of old
+ones (``widen="split"``, Net2Net), which training brings in at once. A single net can also grow
+into both halves of a :class:`SplitNet`.
 """
 
 from __future__ import annotations
@@ -14,30 +15,49 @@ import torch
 
 from bgai.model.net import SplitNet, ValueNet
 
+WIDEN = ("silent", "split")
 
-def grow(source: ValueNet | SplitNet, target: ValueNet | SplitNet) -> None:
+
+def grow(
+    source: ValueNet | SplitNet, target: ValueNet | SplitNet, widen: str = "silent", seed: int = 0
+) -> None:
     """Copy ``source``'s weights into ``target`` (same architecture or a larger one), in place.
 
+    ``widen`` says what a wider layer's new units start as: ``silent`` (random weights in, zero
+    weights out) or ``split`` (Net2Net: a copy of an old unit, the old unit's weights out shared
+    at random between it and its copies, so the outputs stay the same but every unit carries
+    signal and gets gradients from the start: silent units are brought in slowly, which left a
+    grown 1024-unit net fitting no better than its 512-unit source, docs/supervised.md).
     Raises a one-line ``ValueError`` when ``target`` cannot hold ``source``.
     """
+    if widen not in WIDEN:
+        raise ValueError(f"widen must be {' or '.join(WIDEN)}, got {widen!r}")
     if isinstance(target, SplitNet):
         parts = (source.contact, source.race) if isinstance(source, SplitNet) else (source, source)
-        grow(parts[0], target.contact)
-        grow(parts[1], target.race)
+        grow(parts[0], target.contact, widen, seed)
+        grow(parts[1], target.race, widen, seed)
         return
     if isinstance(source, SplitNet):
         raise ValueError("cannot grow a split (contact/race) net into a single net")
     _check(source, target)
-    columns = torch.tensor([target.encoding.index(name) for name in source.encoding.names])
+    gen = torch.Generator().manual_seed(seed)
+    # For each input of a layer: the old input it comes from (-1: none) and the share of that
+    # old input's weights it carries (0 for a new input or a silent unit).
+    names = source.encoding.names
+    origin = torch.tensor([names.index(n) if n in names else -1 for n in target.encoding.names])
+    share = (origin >= 0).float()
     with torch.no_grad():
-        old_in = columns  # where each layer's old inputs sit among the target layer's inputs
         for small, big in [*zip(source.layers, target.layers, strict=True), (source.head, target.head)]:
-            # Old units: the old weights, and nothing from new inputs (new units keep their
-            # random weights in: their zero weights out make them silent).
-            big.weight[: small.out_features] = 0.0
-            big.weight[: small.out_features, old_in] = small.weight
-            big.bias[: small.out_features] = small.bias
-            old_in = torch.arange(small.out_features)
+            units = torch.arange(big.out_features)
+            copies = (units - small.out_features) % small.out_features if widen == "split" else -1
+            rows = torch.where(units < small.out_features, units, copies)
+            old = rows >= 0
+            weight = small.weight[rows.clamp(min=0)][:, origin.clamp(min=0)] * share
+            big.weight[old] = weight[old]  # silent units keep their random weights in
+            big.bias[old] = small.bias[rows[old]]
+            part = torch.where(old, torch.rand(len(rows), generator=gen) + 0.5, 0.0)
+            total = torch.zeros(small.out_features).index_add_(0, rows[old], part[old])
+            origin, share = rows, torch.where(old, part / total[rows.clamp(min=0)], 0.0)
 
 
 def _check(source: ValueNet, target: ValueNet) -> None:

@@ -53,7 +53,7 @@ from bgai.model.checkpoint import (
     net_from_checkpoint,
     save_atomic,
 )
-from bgai.model.grow import grow
+from bgai.model.grow import WIDEN, grow
 from bgai.model.net import ValueNet
 from bgai.model.probs import cubeless_equity
 from bgai.train.distill import LabelledAfterstates, PairIndex
@@ -82,6 +82,7 @@ class FitConfig:
     seed: int = 0
     temperature: float = 0.02  # listwise: of the softmax over a roll's moves, in equity
     value_weight: float = 30.0  # listwise: weight of the afterstates' values
+    widen: str = "silent"  # new hidden units when --hidden widens: silent, or split (Net2Net copies)
     share: float = 1.0  # of the training positions fitted (a seeded choice): learning curves by size
 
     def __post_init__(self) -> None:
@@ -92,6 +93,8 @@ class FitConfig:
         for name, value in (("epochs", self.epochs), ("batch", self.batch), ("patience", self.patience)):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.widen not in WIDEN:
+            raise ValueError(f"widen must be {' or '.join(WIDEN)}, got {self.widen!r}")
         if not 0 < self.share <= 1:
             raise ValueError(f"share must be in (0, 1], got {self.share}")
         if not self.lr > 0:
@@ -169,7 +172,7 @@ def initial_net(cfg: FitConfig) -> ValueNet:
     encoding = cfg.encoding or net.encoding.name
     if hidden != net.hidden or encoding != net.encoding.name:
         grown = ValueNet(encoding, hidden, net.activation, net.checkers)
-        grow(net, grown)
+        grow(net, grown, cfg.widen, cfg.seed)
         net = grown
     return net
 

@@ -17,6 +17,9 @@ extra leading dimensions are kept) into float32 inputs ``(N, size)``. Every unit
 * ``rich_plan`` — ``rich_plus``'s units, then for each side the game-plan features of
   :mod:`bgai.model.plan_features` (mobility, timing, back game, how far a holding side
   trails, spread).
+* ``rich_shots`` — ``rich_plan``'s units, then for each side the shots of
+  :mod:`bgai.model.shot_features`, counted by the rules (blocked points, the bar) where the
+  older shot units only span distances.
 
 Swapping the two rows of a board swaps the two sides' blocks of either encoding.
 """
@@ -33,6 +36,7 @@ from bgai.engine.board import BAR, CHECKERS
 from bgai.model.contact_features import CONTACT_FEATURES, contact_features
 from bgai.model.features import SIDE_FEATURES, rich_features
 from bgai.model.plan_features import PLAN_FEATURES, plan_features
+from bgai.model.shot_features import SHOT_FEATURES, shot_features
 
 SIDES = ("on_roll", "opponent")
 
@@ -144,7 +148,18 @@ RICH_PLAN = Encoding(
     features=_rich_plan_features,
 )
 
-ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH, RICH_PLUS, RICH_PLAN)}
+
+def _rich_shots_features(boards: torch.Tensor) -> torch.Tensor:
+    return torch.cat([_rich_plan_features(boards), shot_features(boards)], 1)
+
+
+RICH_SHOTS = Encoding(
+    "rich_shots",
+    RICH_PLAN.names + tuple(f"{side}.{f}" for side in SIDES for f in SHOT_FEATURES),
+    features=_rich_shots_features,
+)
+
+ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH, RICH_PLUS, RICH_PLAN, RICH_SHOTS)}
 
 
 def get_encoding(name: str) -> Encoding:

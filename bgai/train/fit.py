@@ -148,19 +148,19 @@ def training_data(cfg: FitConfig) -> tuple[PositionDatabase, np.ndarray, np.ndar
             raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
         targets[labels.index] = labels.probs
         weights[labels.index] = weight
-    rows = np.flatnonzero(~np.isnan(targets[:, 0]))
+    rows = np.flatnonzero(~np.isnan(targets[:, 0]) & usable(cfg, db))
     if not len(rows):
         raise ValueError("no labelled positions")
     return db, rows, targets[rows], weights[rows]
 
 
-def in_share(cfg: FitConfig, rows: np.ndarray, positions: int) -> np.ndarray:
-    """Which database ``rows`` (of ``positions``) are in the share of the database the fit may
-    train on: the same seeded choice of positions whatever the labels, so fits on a half and on
-    the whole compare like for like (the held-out part is measured whole either way)."""
+def usable(cfg: FitConfig, db: PositionDatabase) -> np.ndarray:
+    """``(len(db),)``: the positions the fit reads, the held-out part and the share of the
+    training part it fits on: the same seeded choice whatever the labels, so fits on a half and
+    on the whole compare like for like. The others are never loaded (memory goes with share)."""
     if cfg.share >= 1:
-        return np.ones(len(rows), dtype=bool)
-    return (np.random.default_rng(cfg.seed).random(positions) < cfg.share)[rows]
+        return np.ones(len(db), dtype=bool)
+    return db.held_out | (np.random.default_rng(cfg.seed).random(len(db)) < cfg.share)
 
 
 def initial_net(cfg: FitConfig) -> ValueNet:
@@ -261,8 +261,8 @@ class _Positions:
     def __init__(self, cfg: FitConfig, net: ValueNet) -> None:
         db, rows, targets, weights = training_data(cfg)
         held = db.held_out[rows]
-        self.train_rows = np.flatnonzero(~held & in_share(cfg, rows, len(db)))
-        self.test_rows = np.flatnonzero(held)
+        self.rows = rows  # the database position of each row
+        self.train_rows, self.test_rows = np.flatnonzero(~held), np.flatnonzero(held)
         device = _device(net)
         self.x, self.y = _encode(net, db.boards[rows]), torch.as_tensor(targets).to(device)
         self.w = torch.as_tensor(weights).to(device)
@@ -298,7 +298,7 @@ class _MoveChoices:
         db = PositionDatabase.load(cfg.database)
         values = tuple(e for e in cfg.labels if not is_move_labels(label_weight(e)[0]))
         self.positions = _Positions(replace(cfg, labels=values, loss="mse"), net) if values else None
-        sets, covered = [], np.zeros(len(db), dtype=bool)
+        sets, covered = [], ~usable(cfg, db)
         for entry in reversed(cfg.labels):  # a later set wins on the positions both label
             name, _ = label_weight(entry)
             if not is_move_labels(name):
@@ -310,15 +310,13 @@ class _MoveChoices:
             covered[labels.index] = True
             sets.insert(0, (labels.afterstates, np.repeat(labels.index, labels.dice.shape[1])))
         data = LabelledAfterstates.join([d for d, _ in sets])
-        position = np.concatenate([p for _, p in sets])  # of each pair
-        held_pair = db.held_out[position]
+        self.position = np.concatenate([p for _, p in sets])  # the database position of each pair
+        held_pair = db.held_out[self.position]
         device = _device(net)
         self.x, self.y, self.cfg = _encode(net, data.boards.numpy()), data.probs.to(device), cfg
         self.index = PairIndex(data)
         real = (self.index.counts >= 2).numpy()  # rolls with a choice to make
-        self.train_pairs = torch.as_tensor(
-            np.flatnonzero(real & ~held_pair & in_share(cfg, position, len(db)))
-        )
+        self.train_pairs = torch.as_tensor(np.flatnonzero(real & ~held_pair))
         self.test_pairs = torch.as_tensor(np.flatnonzero(real & held_pair))
         if not len(self.train_pairs):
             raise ValueError("no labelled rolls with a choice of moves in the training part")

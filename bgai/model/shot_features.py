@@ -30,13 +30,16 @@ SHOT_FEATURES = ("hit_rolls", "hit_pip_loss", "double_hits")
 @lru_cache(maxsize=8)
 def _tables(device: torch.device) -> dict[str, torch.Tensor]:
     a, b = torch.tensor(ROLLS).T
+    double = a == b
     return {
         k: v.to(device)
         for k, v in {
             "weight": ROLL_WEIGHTS,
             "a": a[:, None],
             "b": b[:, None],
-            "double": (a == b)[:, None],
+            "double": double[:, None],
+            "two_dice": torch.nonzero(~double).squeeze(1),  # rows of the rolls of two different dice
+            "doubles": torch.nonzero(double).squeeze(1),
             "bits": 2.0 ** torch.arange(25, dtype=torch.float64),
         }.items()
     }
@@ -47,34 +50,59 @@ def _hits(me: torch.Tensor, opp: torch.Tensor, t: dict[str, torch.Tensor]) -> to
 
     Masks of my points: bit ``i + 1`` is my index ``i``, bit 0 the opponent's bar; an opponent
     checker moving ``d`` pips goes ``d`` bits up. A move may land on an open point or a blot
-    (hitting it), never on a point I hold.
+    (hitting it), never on a point I hold. Most boards have no one on the bar and take the
+    short way; the others are redone by the bar's rules.
     """
     sources = _mask(opp.flip(1) > 0, t) & ~1  # their checkers on points
     blots = _mask(me[:, :24] == 1, t) << 1
-    closed = _mask(me[:, :24] >= 2, t) << 1
-    bar = opp[:, 24].long()
-    a, b = t["a"], t["b"]
-    enter_a, enter_b = (1 << a) & ~closed, (1 << b) & ~closed  # (rolls, M): the entry point, or 0
+    open_ = ~(_mask(me[:, :24] >= 2, t) << 1)
+    hit = _moving(sources, open_, t)
+    on_bar = torch.nonzero(opp[:, 24] > 0).squeeze(1)
+    if len(on_bar):
+        hit.index_copy_(1, on_bar, _entering(sources[on_bar], open_[on_bar], opp[on_bar, 24].long(), t))
+    return hit & blots
 
-    # Two different dice: no one on the bar, one die and the other on the same or another checker;
-    # one on the bar, it enters with one die, then any checker moves the other;
-    # two or more, both dice enter.
+
+def _moving(sources: torch.Tensor, open_: torch.Tensor, t: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The points each roll reaches with no one on the bar: a die, or a checker moving on
+    through an open point (doubles: up to four steps)."""
+    out = torch.empty(len(t["a"]), len(sources), dtype=torch.long, device=sources.device)
+    rows = t["two_dice"]
+    a, b = t["a"][rows], t["b"][rows]
     first_a, first_b = sources << a, sources << b
-    free = first_a | first_b | ((first_a & ~closed) << b) | ((first_b & ~closed) << a)
+    out[rows] = first_a | first_b | ((first_a & open_) << b) | ((first_b & open_) << a)
+    a, reach, reached = t["a"][t["doubles"]], sources, 0
+    for _ in range(4):
+        reach = reach << a
+        reached = reached | reach
+        reach = reach & open_
+    out[t["doubles"]] = reached
+    return out
+
+
+def _entering(
+    sources: torch.Tensor, open_: torch.Tensor, bar: torch.Tensor, t: dict[str, torch.Tensor]
+) -> torch.Tensor:
+    """The points each roll reaches for a side with ``bar`` (>= 1) checkers on the bar.
+
+    Two different dice: with one on the bar it enters with either die (if that point is open),
+    then any checker moves the other; with two or more, both dice enter. Doubles: the first
+    min(bar, 4) steps enter (or nothing moves), the others move any checker on, one step at a
+    time through open points.
+    """
+    a, b = t["a"], t["b"]
+    enter_a, enter_b = (1 << a) & open_, (1 << b) & open_  # (rolls, M): the entry point, or 0
     after_a = torch.where(enter_a != 0, enter_a | ((sources | enter_a) << b), 0)
     after_b = torch.where(enter_b != 0, enter_b | ((sources | enter_b) << a), 0)
-    two_dice = torch.where(bar == 0, free, torch.where(bar == 1, after_a | after_b, enter_a | enter_b))
-
-    # Doubles: the first min(bar, 4) steps enter (if the point is open, else nothing moves),
-    # the other steps move any checker on, one step at a time through open points.
-    steps = (4 - bar).clamp(min=0)
-    reach = torch.where(bar == 0, sources, torch.where(enter_a != 0, sources | enter_a, 0))
-    doubles = torch.where(bar > 0, enter_a, 0)
-    for step in range(1, 5):
+    two_dice = torch.where(bar == 1, after_a | after_b, enter_a | enter_b)
+    steps = 4 - bar.clamp(max=4)
+    reach = torch.where(enter_a != 0, sources | enter_a, 0)
+    doubles = enter_a
+    for step in range(1, 4):
         reach = reach << a
         doubles = doubles | torch.where(step <= steps, reach, 0)
-        reach = reach & ~closed
-    return torch.where(t["double"], doubles, two_dice) & blots
+        reach = reach & open_
+    return torch.where(t["double"], doubles, two_dice)
 
 
 def _sides(me: torch.Tensor, opp: torch.Tensor, t: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -85,7 +113,7 @@ def _sides(me: torch.Tensor, opp: torch.Tensor, t: dict[str, torch.Tensor]) -> t
       most advanced blot it can hit), / 24.
     * double_hits: rolls (of 36) that can reach two or more of my blots.
     """
-    hit = _hits(me, opp, t)
+    hit = _hits(me, opp, t).int()  # 25 bits
     nearest = ((hit & -hit).float().view(torch.int32) >> 23) - 127  # lowest set bit (float exponent)
     worst = torch.where(hit != 0, (25 - nearest).float() / 24.0, 0.0)
     two = ((hit & (hit - 1)) != 0).float()

@@ -45,21 +45,27 @@ def _tables(device: torch.device) -> dict[str, torch.Tensor]:
     }
 
 
-def _hits(me: torch.Tensor, opp: torch.Tensor, t: dict[str, torch.Tensor]) -> torch.Tensor:
+def _hits(
+    me: torch.Tensor, opp: torch.Tensor, t: dict[str, torch.Tensor], subset: bool | None = None
+) -> torch.Tensor:
     """``(rolls, M)`` masks of my blots the opponent can hit with each roll.
 
     Masks of my points: bit ``i + 1`` is my index ``i``, bit 0 the opponent's bar; an opponent
     checker moving ``d`` pips goes ``d`` bits up. A move may land on an open point or a blot
     (hitting it), never on a point I hold. Most boards have no one on the bar and take the
-    short way; the others are redone by the bar's rules.
+    short way; with ``subset`` (the default on the CPU) only the others are redone by the bar's
+    rules, else all are and the bar's rules are picked where they apply (no data-dependent
+    shapes: on CUDA those cost a host synchronisation).
     """
     sources = _mask(opp.flip(1) > 0, t) & ~1  # their checkers on points
     blots = _mask(me[:, :24] == 1, t) << 1
     open_ = ~(_mask(me[:, :24] >= 2, t) << 1)
-    hit = _moving(sources, open_, t)
-    on_bar = torch.nonzero(opp[:, 24] > 0).squeeze(1)
+    hit, bar = _moving(sources, open_, t), opp[:, 24].long()
+    if not (sources.device.type == "cpu" if subset is None else subset):
+        return torch.where(bar > 0, _entering(sources, open_, bar.clamp(min=1), t), hit) & blots
+    on_bar = torch.nonzero(bar > 0).squeeze(1)
     if len(on_bar):
-        hit.index_copy_(1, on_bar, _entering(sources[on_bar], open_[on_bar], opp[on_bar, 24].long(), t))
+        hit.index_copy_(1, on_bar, _entering(sources[on_bar], open_[on_bar], bar[on_bar], t))
     return hit & blots
 
 

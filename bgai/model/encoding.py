@@ -127,37 +127,19 @@ RICH = Encoding(
 )
 
 
-def _rich_plus_features(boards: torch.Tensor) -> torch.Tensor:
-    return torch.cat([rich_features(boards), contact_features(boards)], 1)
+def _extend(base: Encoding, name: str, units: tuple[str, ...], more: Callable) -> Encoding:
+    """``base``'s units, then ``units`` for each side, which ``more(boards)`` computes."""
+
+    def extended_features(boards: torch.Tensor) -> torch.Tensor:
+        return torch.cat([base.features(boards), more(boards)], 1)
+
+    names = base.names + tuple(f"{side}.{unit}" for side in SIDES for unit in units)
+    return Encoding(name, names, features=extended_features)
 
 
-RICH_PLUS = Encoding(
-    "rich_plus",
-    RICH.names + tuple(f"{side}.{f}" for side in SIDES for f in CONTACT_FEATURES),
-    features=_rich_plus_features,
-)
-
-
-def _rich_plan_features(boards: torch.Tensor) -> torch.Tensor:
-    return torch.cat([_rich_plus_features(boards), plan_features(boards)], 1)
-
-
-RICH_PLAN = Encoding(
-    "rich_plan",
-    RICH_PLUS.names + tuple(f"{side}.{f}" for side in SIDES for f in PLAN_FEATURES),
-    features=_rich_plan_features,
-)
-
-
-def _rich_shots_features(boards: torch.Tensor) -> torch.Tensor:
-    return torch.cat([_rich_plan_features(boards), shot_features(boards)], 1)
-
-
-RICH_SHOTS = Encoding(
-    "rich_shots",
-    RICH_PLAN.names + tuple(f"{side}.{f}" for side in SIDES for f in SHOT_FEATURES),
-    features=_rich_shots_features,
-)
+RICH_PLUS = _extend(RICH, "rich_plus", CONTACT_FEATURES, contact_features)
+RICH_PLAN = _extend(RICH_PLUS, "rich_plan", PLAN_FEATURES, plan_features)
+RICH_SHOTS = _extend(RICH_PLAN, "rich_shots", SHOT_FEATURES, shot_features)
 
 ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH, RICH_PLUS, RICH_PLAN, RICH_SHOTS)}
 

@@ -95,7 +95,7 @@ def profile(evaluator, boards, trials) -> None:
     stats = pstats.Stats(profiler)
     total = stats.total_tt
     wanted = {
-        "rich_plus features (all)": "_rich_plus_features",
+        "hand-crafted features (all)": "extended_features",
         "  of which contact_features": "contact_features",
         "  of which rich_features": "rich_features",
         "net first layer (embedding_bag)": "embedding_bag",

@@ -49,18 +49,19 @@ def test_invert_swaps_the_players_and_twice_is_identity():
 
 
 @pytest.mark.parametrize(
-    "encoding,hidden,checkers",
+    "encoding,hidden,checkers,residual",
     [
-        ("tesauro198", (40, 20), 15),
-        ("rich", (30,), 15),
-        ("rich_plus", (24,), 15),
-        ("tesauro198", (16,), 3),
-        ("rich_plan", (300,), 15),  # wide: only the occupied slots are summed
+        ("tesauro198", (40, 20), 15, ()),
+        ("rich", (30,), 15, ()),
+        ("rich_plus", (24,), 15, ()),
+        ("tesauro198", (16,), 3, ()),
+        ("rich_plan", (300,), 15, ()),  # wide: only the occupied slots are summed
+        ("rich", (30,), 15, (12,)),  # residual blocks after the table's layer
     ],
 )
-def test_table_first_layer_equals_encode_then_linear(encoding, hidden, checkers):
+def test_table_first_layer_equals_encode_then_linear(encoding, hidden, checkers, residual):
     torch.manual_seed(1)
-    net = ValueNet(encoding, hidden=hidden, checkers=checkers)
+    net = ValueNet(encoding, hidden=hidden, checkers=checkers, residual=residual)
     enc = ENCODINGS[encoding]
     boards = random_boards(1, 300) if checkers == 15 else hyper_boards(300)
     with torch.no_grad():  # search and self-play take the table path
@@ -107,6 +108,8 @@ def hyper_boards(n: int) -> torch.Tensor:
     {"kind": "value_net", "encoding": "tesauro198", "hidden": [80], "activation": "sigmoid", "checkers": 15},
     {"kind": "value_net", "encoding": "rich", "hidden": [64, 32], "activation": "relu", "checkers": 15},
     {"kind": "value_net", "encoding": "tesauro198", "hidden": [], "activation": "sigmoid", "checkers": 15},
+    {"kind": "value_net", "encoding": "rich", "hidden": [16], "activation": "sigmoid", "checkers": 15,
+     "residual": [8, 4]},
 ])  # fmt: skip
 def test_from_spec_round_trip_through_a_checkpoint(spec):
     net = build_net(spec)
@@ -166,8 +169,10 @@ def test_no_cpu_constants_sneak_in_on_another_device():
         (ValueNet("rich", hidden=(12, 6)), ValueNet("rich_plus", hidden=(20, 9))),
         (ValueNet("tesauro198", hidden=(10,)), ValueNet("tesauro198", hidden=(10,))),
         (ValueNet("rich", hidden=(8,)), SplitNet(ValueNet("rich_plus", (8,)), ValueNet("rich", (11,)))),
+        (ValueNet("rich", hidden=(12,)), ValueNet("rich_plus", hidden=(12,), residual=(6,))),
+        (ValueNet("rich", (12,), residual=(5,)), ValueNet("rich", (12,), residual=(5, 7))),
     ],
-    ids=["more-inputs", "wider-and-deeper", "same", "into-split"],
+    ids=["more-inputs", "wider-and-deeper", "same", "into-split", "residual", "more-residual"],
 )
 @pytest.mark.parametrize("widen", ["silent", "split"])
 def test_a_grown_net_computes_what_the_small_one_did(small, big, widen):
@@ -182,6 +187,8 @@ def test_a_grown_net_computes_what_the_small_one_did(small, big, widen):
     net = big.contact if isinstance(big, SplitNet) else big
     net(boards).sum().backward()
     assert net.head.weight.grad.abs().sum() > 0
+    for block in net.blocks[len(getattr(small, "blocks", ())) :]:  # closed gates, which learn
+        assert block.gate == 0 and block.gate.grad != 0
 
 
 def test_split_widening_makes_every_new_unit_carry_signal_and_learn_apart():
@@ -212,5 +219,9 @@ def test_growing_refuses_what_does_not_fit():
         grow(ValueNet("rich_plus", hidden=(8,)), ValueNet("rich", hidden=(8,)))
     with pytest.raises(ValueError, match=r"cannot grow hidden layers \[8\] into \[4\]"):
         grow(ValueNet("rich", hidden=(8,)), ValueNet("rich", hidden=(4,)))
+    with pytest.raises(ValueError, match=r"cannot grow residual blocks \[8\] after \[8\] into \[4\]"):
+        grow(ValueNet("rich", (8,), residual=(8,)), ValueNet("rich", (8,), residual=(4,)))
+    with pytest.raises(ValueError, match="cannot grow residual blocks"):  # blocks fix the layer's width
+        grow(ValueNet("rich", (8,), residual=(8,)), ValueNet("rich", (9,), residual=(8,)))
     with pytest.raises(ValueError, match="split"):
         grow(SplitNet(ValueNet(hidden=(4,)), ValueNet(hidden=(4,))), ValueNet(hidden=(4,)))

@@ -375,6 +375,22 @@ def test_a_fit_widened_by_splitting_starts_where_the_init_net_is_with_every_unit
         FitConfig(database=database, labels=("ply0-best",), widen="copy")
 
 
+def test_a_fit_deepened_by_residual_blocks_starts_where_the_init_net_is_and_saves_them(
+    database, best, tmp_path
+):
+    label(best, database, LabelJob(kind="ply0", chunk=1000))
+    init = load_net(shipped_checkpoint("best"))
+    cfg = FitConfig(database=database, labels=("ply0-best",), residual=(16,), epochs=1, lr=1e-3)
+    boards = torch.as_tensor(PositionDatabase.load(database).boards[:300])
+    with torch.no_grad():
+        torch.testing.assert_close(initial_net(cfg)(boards), init(boards), atol=0, rtol=0)
+    fit(cfg, tmp_path / "run", log=lambda _: None)
+    fitted = load_net(tmp_path / "run" / "latest.pt")
+    assert fitted.residual == (16,) and fitted.blocks[0].gate != 0  # the block joined in
+    with pytest.raises(ValueError, match="residual sizes must be positive"):
+        FitConfig(database=database, labels=("ply0-best",), residual=(0,))
+
+
 def test_a_cosine_schedule_lowers_the_step_each_epoch_and_resumes_on_it(database, best, tmp_path):
     label(best, database, LabelJob(kind="ply0", chunk=1000))
     settings = dict(database=database, labels=("ply0-best",), lr=1e-4, schedule="cosine")

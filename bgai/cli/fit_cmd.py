@@ -32,6 +32,12 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--init", default="best", help="start from this checkpoint or shipped name (best)")
     parser.add_argument("--hidden", default="", help="hidden sizes, e.g. 256 or 256,128 (default: init's)")
+    parser.add_argument(
+        "--residual",
+        default="",
+        help="residual blocks after the last hidden layer, each's width, e.g. 128 or 128,128 "
+        "(default: init's); new blocks start adding nothing, so the fit starts where init was",
+    )
     parser.add_argument("--encoding", default="", help="input encoding (default: init's)")
     parser.add_argument(
         "--widen",
@@ -79,15 +85,13 @@ def run(args: argparse.Namespace) -> int:
     from bgai.train.fit import FitConfig, fit
 
     device = device_of(args.device)
-    try:
-        hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
-    except ValueError:
-        raise ValueError(f"--hidden must be sizes like 256 or 256,128, got {args.hidden!r}") from None
+    hidden, residual = (_sizes(args.hidden, "--hidden"), _sizes(args.residual, "--residual"))
     cfg = FitConfig(
         database=args.database,
         labels=tuple(n for n in args.labels.split(",") if n),
         init=args.init,
         hidden=hidden,
+        residual=residual,
         encoding=args.encoding,
         epochs=args.epochs,
         lr=args.lr,
@@ -105,3 +109,10 @@ def run(args: argparse.Namespace) -> int:
     best = f"{args.run_dir}/best.pt"
     print(f"best held-out net: {best}  (bench it: bgai bench {best} best --games 2000)")
     return 0
+
+
+def _sizes(text: str, option: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(h) for h in text.split(",") if h.strip())
+    except ValueError:
+        raise ValueError(f"{option} must be sizes like 256 or 256,128, got {text!r}") from None

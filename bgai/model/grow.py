@@ -5,8 +5,9 @@ trained weights go into the bigger net, whose extra parts start silent: a new in
 (matched by name between the two encodings) gets zero weight into every old hidden unit, and a
 new hidden unit gets zero weight out, so the grown net's outputs equal the old one's exactly.
 Training then brings the new parts in; new hidden units can instead start as copies of old
-ones (``widen="split"``, Net2Net), which training brings in at once. A single net can also grow
-into both halves of a :class:`SplitNet`.
+ones (``widen="split"``, Net2Net), which training brings in at once. New residual blocks
+(depth) start with their gates closed, so they too add nothing until trained. A single net can
+also grow into both halves of a :class:`SplitNet`.
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ def grow(
             part = torch.where(old, torch.rand(len(rows), generator=gen) + 0.5, 0.0)
             total = torch.zeros(small.out_features).index_add_(0, rows[old], part[old])
             origin, share = rows, torch.where(old, part / total[rows.clamp(min=0)], 0.0)
+        for i, block in enumerate(target.blocks):
+            if i < len(source.blocks):
+                block.load_state_dict(source.blocks[i].state_dict())
+            else:  # random weights, a closed gate: the block adds zero until the gate opens
+                block.gate.zero_()
 
 
 def _check(source: ValueNet, target: ValueNet) -> None:
@@ -71,6 +77,13 @@ def _check(source: ValueNet, target: ValueNet) -> None:
         a > b for a, b in zip(source.hidden, target.hidden, strict=True)
     ):
         raise ValueError(f"cannot grow hidden layers {list(source.hidden)} into {list(target.hidden)}")
+    if target.residual[: len(source.residual)] != source.residual or (
+        source.residual and source.hidden[-1:] != target.hidden[-1:]
+    ):
+        raise ValueError(
+            f"cannot grow residual blocks {list(source.residual)} after {list(source.hidden)} into "
+            f"{list(target.residual)} after {list(target.hidden)}: blocks are only added, at the same width"
+        )
     if source.activation != target.activation or source.checkers != target.checkers:
         raise ValueError(
             f"cannot grow a {source.activation} net for {source.checkers} checkers into a "

@@ -30,6 +30,7 @@ class ValueNet(nn.Module):
     ``forward(boards)`` takes integer boards ``(N, 2, 25)``; ``forward_encoded(x)`` takes the
     encoding's inputs. From boards without gradients (search, self-play), the first layer sums
     the point units' share from a lookup table (:mod:`bgai.model.first_layer`): same values, faster.
+    ``residual`` adds :class:`Residual` blocks after the last hidden layer, one per width.
     """
 
     def __init__(
@@ -38,6 +39,7 @@ class ValueNet(nn.Module):
         hidden: tuple[int, ...] | list[int] = (80,),
         activation: str = "sigmoid",
         checkers: int = CHECKERS,
+        residual: tuple[int, ...] | list[int] = (),
     ) -> None:
         super().__init__()
         if activation not in ACTIVATIONS:
@@ -48,25 +50,30 @@ class ValueNet(nn.Module):
         self.checkers = int(checkers)
         sizes = (self.encoding.size, *self.hidden)
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False))
+        self.residual = tuple(int(w) for w in residual)
+        self.blocks = nn.ModuleList(Residual(sizes[-1], w, activation) for w in self.residual)
         self.head = nn.Linear(sizes[-1], 5)
         self.act = ACTIVATIONS[activation]()
 
     def spec(self) -> Spec:
         """Everything needed to rebuild this architecture (not the weights)."""
-        return {
+        spec = {
             "kind": "value_net",
             "encoding": self.encoding.name,
             "hidden": list(self.hidden),
             "activation": self.activation,
             "checkers": self.checkers,
         }
+        if self.residual:  # only when present: older checkpoints' specs stay as they were
+            spec["residual"] = list(self.residual)
+        return spec
 
     @classmethod
     def from_spec(cls, spec: Spec) -> ValueNet:
         """A fresh (untrained) net with the architecture ``spec`` describes."""
         if spec.get("kind", "value_net") != "value_net":
             raise ValueError(f"spec is for a {spec.get('kind')!r}, not a value_net")
-        allowed = {"kind", "encoding", "hidden", "activation", "checkers"}
+        allowed = {"kind", "encoding", "hidden", "activation", "checkers", "residual"}
         unknown = set(spec) - allowed
         if unknown:
             raise ValueError(f"value_net spec has unknown keys {sorted(unknown)}")
@@ -76,6 +83,12 @@ class ValueNet(nn.Module):
         """The five free logits ``(N, 5)`` for encoded inputs (for losses that want logits)."""
         for layer in self.layers:
             x = self.act(layer(x))
+        return self._top(x)
+
+    def _top(self, x: torch.Tensor) -> torch.Tensor:
+        """The residual blocks and the head, from the last hidden layer's units."""
+        for block in self.blocks:
+            x = block(x)
         return self.head(x)
 
     def forward_encoded(self, x: torch.Tensor) -> torch.Tensor:
@@ -90,11 +103,31 @@ class ValueNet(nn.Module):
         x = self.act(first_layer(boards, self.layers[0], self.encoding, self.checkers))
         for layer in self.layers[1:]:
             x = self.act(layer(x))
-        return self.head(x)
+        return self._top(x)
 
     def forward(self, boards: torch.Tensor) -> torch.Tensor:
         """Probabilities ``(N, 5)`` for the player on roll (row 1) of each board."""
         return probs_from_logits(self.logits(boards))
+
+
+class Residual(nn.Module):
+    """``x + gate * W2 act(W1 x)`` through ``width`` units, the gate a learnt scalar (ReZero).
+
+    Depth a trained net can grow into exactly (a new block's gate starts at zero,
+    :mod:`bgai.model.grow`), where a plain extra sigmoid layer cannot start as the identity. The
+    gate, not a zero ``W2``, keeps the first steps small: with sigmoid units all near 0.5, Adam's
+    first steps on a zero ``W2`` move every output the same way at once.
+    """
+
+    def __init__(self, size: int, width: int, activation: str) -> None:
+        super().__init__()
+        self.inner = nn.Linear(size, width)
+        self.act = ACTIVATIONS[activation]()
+        self.outer = nn.Linear(width, size)
+        self.gate = nn.Parameter(torch.ones(()))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.gate * self.outer(self.act(self.inner(x)))
 
 
 class SplitNet(nn.Module):

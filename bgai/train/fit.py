@@ -72,6 +72,7 @@ class FitConfig:
     labels: tuple[str, ...]  # label names (``name`` or ``name:weight``), later ones win on a position
     init: str = "best"
     hidden: tuple[int, ...] = ()  # () keeps the init net's sizes
+    residual: tuple[int, ...] = ()  # () keeps the init net's residual blocks (each width: its units)
     encoding: str = ""  # "" keeps the init net's encoding
     epochs: int = 30
     lr: float = 3e-4
@@ -101,8 +102,9 @@ class FitConfig:
             raise ValueError(f"lr must be positive, got {self.lr}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be {' or '.join(SCHEDULES)}, got {self.schedule!r}")
-        if any(h < 1 for h in self.hidden):
-            raise ValueError(f"hidden sizes must be positive, got {list(self.hidden)}")
+        sizes = [*self.hidden, *self.residual]
+        if any(h < 1 for h in sizes):
+            raise ValueError(f"hidden and residual sizes must be positive, got {sizes}")
         if not self.labels:
             raise ValueError("name at least one label set (e.g. ply2-best)")
         moves = [is_move_labels(label_weight(entry)[0]) for entry in self.labels]
@@ -164,14 +166,15 @@ def usable(cfg: FitConfig, db: PositionDatabase) -> np.ndarray:
 
 
 def initial_net(cfg: FitConfig) -> ValueNet:
-    """The init net, grown to ``hidden``/``encoding`` when they ask for more."""
+    """The init net, grown to ``hidden``/``residual``/``encoding`` when they ask for more."""
     net = load_net(checkpoint_path(cfg.init))
     if not isinstance(net, ValueNet):
         raise ValueError("fitting starts from a single (not split) network")
-    hidden = list(cfg.hidden) or net.hidden
+    hidden = tuple(cfg.hidden) or net.hidden
+    residual = tuple(cfg.residual) or net.residual
     encoding = cfg.encoding or net.encoding.name
-    if hidden != net.hidden or encoding != net.encoding.name:
-        grown = ValueNet(encoding, hidden, net.activation, net.checkers)
+    if (hidden, residual, encoding) != (net.hidden, net.residual, net.encoding.name):
+        grown = ValueNet(encoding, hidden, net.activation, net.checkers, residual)
         grow(net, grown, cfg.widen, cfg.seed)
         net = grown
     return net

@@ -386,7 +386,7 @@ def test_a_fit_deepened_by_residual_blocks_starts_where_the_init_net_is_and_save
         torch.testing.assert_close(initial_net(cfg)(boards), init(boards), atol=0, rtol=0)
     fit(cfg, tmp_path / "run", log=lambda _: None)
     fitted = load_net(tmp_path / "run" / "latest.pt")
-    assert fitted.residual == (16,) and fitted.blocks[0].gate != 0  # the block joined in
+    assert fitted.residual == (16,) and fitted.blocks[0].outer.weight.abs().sum() > 0  # it joined in
     with pytest.raises(ValueError, match="residual sizes must be positive"):
         FitConfig(database=database, labels=("ply0-best",), residual=(0,))
 

@@ -6,7 +6,7 @@ trained weights go into the bigger net, whose extra parts start silent: a new in
 new hidden unit gets zero weight out, so the grown net's outputs equal the old one's exactly.
 Training then brings the new parts in; new hidden units can instead start as copies of old
 ones (``widen="split"``, Net2Net), which training brings in at once. New residual blocks
-(depth) start with their gates closed, so they too add nothing until trained. A single net can
+(depth) start with zero weights out, so they too add nothing until trained. A single net can
 also grow into both halves of a :class:`SplitNet`.
 """
 
@@ -62,8 +62,9 @@ def grow(
         for i, block in enumerate(target.blocks):
             if i < len(source.blocks):
                 block.load_state_dict(source.blocks[i].state_dict())
-            else:  # random weights, a closed gate: the block adds zero until the gate opens
-                block.gate.zero_()
+            else:  # random weights in (so gradients reach them), none out: the block adds zero
+                block.outer.weight.zero_()
+                block.outer.bias.zero_()
 
 
 def _check(source: ValueNet, target: ValueNet) -> None:

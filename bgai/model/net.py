@@ -51,7 +51,7 @@ class ValueNet(nn.Module):
         sizes = (self.encoding.size, *self.hidden)
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False))
         self.residual = tuple(int(w) for w in residual)
-        self.blocks = nn.ModuleList(Residual(sizes[-1], w, activation) for w in self.residual)
+        self.blocks = nn.ModuleList(Residual(sizes[-1], w) for w in self.residual)
         self.head = nn.Linear(sizes[-1], 5)
         self.act = ACTIVATIONS[activation]()
 
@@ -111,23 +111,21 @@ class ValueNet(nn.Module):
 
 
 class Residual(nn.Module):
-    """``x + gate * W2 act(W1 x)`` through ``width`` units, the gate a learnt scalar (ReZero).
+    """``x + W2 tanh(W1 x)`` through ``width`` units.
 
-    Depth a trained net can grow into exactly (a new block's gate starts at zero,
-    :mod:`bgai.model.grow`), where a plain extra sigmoid layer cannot start as the identity. The
-    gate, not a zero ``W2``, keeps the first steps small: with sigmoid units all near 0.5, Adam's
-    first steps on a zero ``W2`` move every output the same way at once.
+    Depth a trained net can grow into exactly: a new block's ``W2`` starts at zero
+    (:mod:`bgai.model.grow`), where a plain extra sigmoid layer cannot start as the identity.
+    Tanh, whatever the net's activation, because it is centred: sigmoid units all near 0.5
+    would make Adam's first steps on a zero ``W2`` move every output the same way at once.
     """
 
-    def __init__(self, size: int, width: int, activation: str) -> None:
+    def __init__(self, size: int, width: int) -> None:
         super().__init__()
         self.inner = nn.Linear(size, width)
-        self.act = ACTIVATIONS[activation]()
         self.outer = nn.Linear(width, size)
-        self.gate = nn.Parameter(torch.ones(()))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x + self.gate * self.outer(self.act(self.inner(x)))
+        return x + self.outer(torch.tanh(self.inner(x)))
 
 
 class SplitNet(nn.Module):

@@ -22,7 +22,16 @@ from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import NetEvaluator
 from bgai.search.ply import evaluate_position
 from bgai.specs import load_player
-from bgai.train.fit import FitConfig, _MoveChoices, fit, initial_net, listwise_loss, training_data
+from bgai.train.distill import LabelledAfterstates
+from bgai.train.fit import (
+    FitConfig,
+    _MoveChoices,
+    anchored,
+    fit,
+    initial_net,
+    listwise_loss,
+    training_data,
+)
 from bgai.train.labels import LabelJob, label, load_labels, load_move_labels, without_positions
 from bgai.train.positions import CLASSES, PositionDatabase, build_database, classify
 from tests.positions import pos
@@ -251,6 +260,55 @@ def test_listwise_fitting_learns_the_teachers_move_choices(database, tmp_path):
     assert lines[0] == "resuming at epoch 2" and lines[-1].startswith("epoch 3"), lines
     with pytest.raises(ValueError, match="no move labels called"):
         fit(FitConfig(database=database, labels=("moves0-other",), loss="listwise"), tmp_path / "other")
+
+
+def test_anchoring_keeps_the_teachers_differences_within_a_roll_and_takes_the_anchors_level():
+    teacher = torch.tensor([[0.5, 0.1, 0.0, 0.1, 0.0], [0.6, 0.2, 0.0, 0.1, 0.0], [0.3, 0.1, 0.0, 0.2, 0.0]])
+    anchor = torch.tensor([[0.6, 0.2, 0.0, 0.1, 0.0], [0.6, 0.3, 0.0, 0.1, 0.0], [0.4, 0.1, 0.0, 0.1, 0.0]])
+    data = LabelledAfterstates(torch.zeros(3, 2, 25, dtype=torch.int8), teacher, torch.tensor([0, 0, 1]), 2)
+    moved = anchored(data, anchor)
+    torch.testing.assert_close(moved[1] - moved[0], teacher[1] - teacher[0])  # the choice: the teacher's
+    torch.testing.assert_close(moved[:2].mean(0), anchor[:2].mean(0))  # the level: the anchor's
+    torch.testing.assert_close(moved[2], anchor[2])
+
+
+def test_an_anchored_listwise_fit_learns_the_teachers_choices_at_the_anchors_level(database, tmp_path):
+    torch.manual_seed(0)
+    teacher, student = ValueNet("tesauro198", [8]), ValueNet("tesauro198", [8])
+    anchor = ValueNet("tesauro198", [8])
+    anchor.load_state_dict(teacher.state_dict())
+    with torch.no_grad():
+        anchor.head.bias[0] += 0.5  # the same net, more confident of winning: another level
+    for name, net in (("teacher", teacher), ("student", student), ("anchor", anchor)):
+        save_atomic(
+            {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, tmp_path / f"{name}.pt"
+        )
+    job = LabelJob(kind="moves0", player=str(tmp_path / "teacher.pt"), rolls=2, chunk=1000)
+    label(NetEvaluator(teacher), database, job)
+    boards = torch.as_tensor(load_move_labels(database, job.name).afterstates.boards[:2000])
+    win = {}
+    for name, anchor_net in (("plain", ""), ("anchored", str(tmp_path / "anchor.pt"))):
+        cfg = FitConfig(
+            database=database,
+            labels=(job.name,),
+            init=str(tmp_path / "student.pt"),
+            loss="listwise",
+            lr=1e-2,
+            epochs=2,
+            batch=64,
+            anchor=anchor_net,
+        )
+        report = fit(cfg, tmp_path / name, log=lambda _: None)
+        assert report["same_move"] >= 0.8  # the choices are learnt either way
+        with torch.no_grad():
+            win[name] = float(load_net(tmp_path / name / "latest.pt")(boards)[:, 0].mean())
+    nets = {"teacher": teacher, "anchor": anchor}
+    with torch.no_grad():  # mean chance of winning
+        levels = {name: float(net(boards)[:, 0].mean()) for name, net in nets.items()}
+    assert levels["anchor"] > levels["teacher"] + 0.1
+    assert abs(win["plain"] - levels["teacher"]) < 0.03 and abs(win["anchored"] - levels["anchor"]) < 0.03
+    with pytest.raises(ValueError, match="anchor"):
+        FitConfig(database=database, labels=("ply0-best",), anchor="best")
 
 
 def test_a_listwise_fit_learns_position_labels_beside_the_moves_by_their_weight(database, best, tmp_path):

@@ -73,6 +73,12 @@ def register(subparsers) -> None:
         default=1.0,
         help="fit on this share of the training positions (a seeded choice; default 1): learning curves",
     )
+    parser.add_argument(
+        "--anchor",
+        default="",
+        help="listwise: move each roll's values to this net's level (e.g. one polished by TD self-play), "
+        "keeping the teacher's differences between the moves (default: the teacher's level)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--device", default="cpu", help="cpu, cuda or cuda:N: where the net is fitted (default cpu)"
@@ -104,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         value_weight=args.value_weight,
         share=args.share,
         widen=args.widen,
+        anchor=args.anchor,
     )
     fit(cfg, args.run_dir, log=lambda line: print(line, flush=True), device=device)
     best = f"{args.run_dir}/best.pt"

@@ -85,6 +85,7 @@ class FitConfig:
     value_weight: float = 30.0  # listwise: weight of the afterstates' values
     widen: str = "silent"  # new hidden units when --hidden widens: silent, or split (Net2Net copies)
     share: float = 1.0  # of the training positions fitted (a seeded choice): learning curves by size
+    anchor: str = ""  # listwise: a net whose level each roll's values are moved to ("": the teacher's)
 
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
@@ -112,6 +113,8 @@ class FitConfig:
             raise ValueError("a listwise fit needs move labels (bgai data label --kind moves1)")
         if self.loss != "listwise" and any(moves):
             raise ValueError("move labels are fitted with --loss listwise")
+        if self.anchor and self.loss != "listwise":
+            raise ValueError("an anchor sets the level of move labels' values: it needs --loss listwise")
 
 
 def epoch_lr(cfg: FitConfig, epoch: int) -> float:
@@ -317,6 +320,9 @@ class _MoveChoices:
         held_pair = db.held_out[self.position]
         device = _device(net)
         self.x, self.y, self.cfg = _encode(net, data.boards.numpy()), data.probs.to(device), cfg
+        self.values = self.y  # what the values are fitted to: the teacher's, or at the anchor's level
+        if cfg.anchor:
+            self.values = anchored(data, _values_of(cfg.anchor, data.boards)).to(device)
         self.index = PairIndex(data)
         real = (self.index.counts >= 2).numpy()  # rolls with a choice to make
         self.train_pairs = torch.as_tensor(np.flatnonzero(real & ~held_pair))
@@ -331,7 +337,7 @@ class _MoveChoices:
     def _loss(self, probs: torch.Tensor, rows: torch.Tensor, local: torch.Tensor, pairs: int) -> torch.Tensor:
         loss = listwise_loss(probs, self.y[rows], local, pairs, self.cfg.temperature)
         if self.cfg.value_weight:
-            value = position_loss(probs, self.y[rows], torch.ones(len(rows), device=probs.device), "mse")
+            value = position_loss(probs, self.values[rows], torch.ones(len(rows), device=probs.device), "mse")
             loss = loss + self.cfg.value_weight * value
         return loss
 
@@ -389,6 +395,28 @@ class _MoveChoices:
             report["loss"] += float(self._positions_term(theirs.pop("loss"), self.positions.test_rows))
             report |= {f"positions_{k}" if k in ("mse", "equity_mae") else k: v for k, v in theirs.items()}
         return report
+
+
+def anchored(data: LabelledAfterstates, anchor: torch.Tensor) -> torch.Tensor:
+    """The teacher's values of ``data``, each roll's moved to the level of ``anchor`` (another
+    net's values of the same afterstates): every output shifted by the roll's mean difference.
+
+    The differences between a roll's moves (what the choice is learnt from) stay the teacher's;
+    the level (what cube decisions rest on) becomes the anchor's. A teacher that is the
+    student's own search passes the student's bias on, and each distilled generation adds to
+    it (docs/supervised.md: the strong side's gammons fell by 0.03 over three); a net polished
+    by TD self-play, whose games end in real results, does not share it."""
+    counts = torch.bincount(data.group, minlength=data.pairs).clamp(min=1)[:, None]
+    shift = torch.zeros(data.pairs, 5).index_add_(0, data.group, anchor - data.probs) / counts
+    return (data.probs + shift[data.group]).clamp(0, 1)
+
+
+def _values_of(spec: str, boards: torch.Tensor, chunk: int = 65536) -> torch.Tensor:
+    """``(M, 5)`` 0-ply probabilities of the net ``spec`` (a checkpoint or shipped name) for
+    ``boards`` (the player on roll in row 1), on the CPU."""
+    net = load_net(checkpoint_path(spec))
+    with torch.no_grad():
+        return torch.cat([net(boards[i : i + chunk].long()) for i in range(0, len(boards), chunk)])
 
 
 def listwise_loss(

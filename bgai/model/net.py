@@ -116,7 +116,8 @@ class Residual(nn.Module):
     Depth a trained net can grow into exactly: a new block's ``W2`` starts at zero
     (:mod:`bgai.model.grow`), where a plain extra sigmoid layer cannot start as the identity.
     Tanh, whatever the net's activation, because it is centred: sigmoid units all near 0.5
-    would make Adam's first steps on a zero ``W2`` move every output the same way at once.
+    made Adam's first steps on a zero ``W2`` move every output the same way at once. Measured
+    once (docs/supervised.md, session 14): a 128-unit block fitted no better than none.
     """
 
     def __init__(self, size: int, width: int) -> None:

@@ -1,9 +1,9 @@
-"""Distil ``best``'s pruning net: a small tesauro198 net that ranks replies as ``best`` does.
+"""Distil a pruning net: a small tesauro198 net that ranks replies as ``best`` (``--teacher``) does.
 
     python scripts/build/train_pruner.py [--hidden 64] [--pairs 150000] [--epochs 40] [--seconds 540]
-                                   [--threads 1] [--out checkpoints/best_pruner.pt]
+                                   [--threads 1] [--teacher best] [--out checkpoints/best_pruner.pt]
 
-The teacher is ``best`` with its bear-off databases (``best:noprune``). Its 0-ply self-play
+The teacher is ``best`` (or ``--teacher``) with its bear-off databases (``best:noprune``). Its 0-ply self-play
 (greedy with a little equity noise) gives (position, roll) pairs; every legal afterstate of
 each (sides swapped, opponent on roll: what the search asks the pruner about) is labelled with
 the teacher's five probabilities. Bear-offs (both sides all home) and finished games are left
@@ -51,13 +51,18 @@ def main() -> None:
     parser.add_argument("--test-pairs", type=int, default=5000, help="held-out pairs per test set")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
-    parser.add_argument("--out", type=Path, default=ROOT / "checkpoints" / "best_pruner.pt")
+    parser.add_argument("--teacher", default="best", help="the net it prunes for (shipped name or path)")
+    parser.add_argument("--out", type=Path, help="where it goes (default: checkpoints/<teacher>_pruner.pt)")
     args = parser.parse_args()
+    if args.out is None:  # X.pt carries X_pruner.pt beside it
+        shipped = ROOT / "checkpoints" / f"{args.teacher}.pt"
+        base = Path(args.teacher) if args.teacher.endswith(".pt") else shipped
+        args.out = base.with_name(f"{base.stem}_pruner.pt")
     torch.set_num_threads(args.threads)
     command = " ".join(["python scripts/build/train_pruner.py", shlex.join(sys.argv[1:])]).strip()
     begin = time.perf_counter()
 
-    teacher = evaluator_of(load_player("best:noprune"), "distilling a pruner")[0]
+    teacher = evaluator_of(load_player(f"{args.teacher}:noprune"), "distilling a pruner")[0]
     boards, dice = selfplay_positions(teacher, args.pairs, args.seed, args.games, args.noise)
     data = afterstates_of(teacher, boards, dice, skip=is_bearoff)
     data_seconds = time.perf_counter() - begin
@@ -97,7 +102,7 @@ def main() -> None:
     record = {
         "command": command,
         "config": config,
-        "teacher": "best:noprune (checkpoints/best.pt behind the bear-off databases)",
+        "teacher": f"{args.teacher}:noprune ({args.teacher} behind the bear-off databases)",
         "pairs": args.pairs,
         "afterstates": len(data),
         "epochs_run": len(result.losses),
@@ -130,13 +135,13 @@ def _shown(path: Path) -> str:
 
 def report(args: argparse.Namespace, record: dict, agreements: dict[str, Agreement]) -> str:
     lines = [
-        f"# `{args.out.name}` — the pruning net of `best`",
+        f"# `{args.out.name}` — the pruning net of `{args.teacher}`",
         "",
-        f'A `ValueNet("tesauro198", hidden=({args.hidden},))` distilled from `best` (see',
-        "`scripts/build/train_pruner.py`, `bgai/train/distill.py`). `best` at 1 ply and deeper uses it "
-        "to pick",
-        "the replies at the search's inner nodes (`best:noprune` does not); only the chosen reply is",
-        "valued by `best`.",
+        f'A `ValueNet("tesauro198", hidden=({args.hidden},))` distilled from `{args.teacher}` (see',
+        f"`scripts/build/train_pruner.py`, `bgai/train/distill.py`). `{args.teacher}` at 1 ply and deeper "
+        "uses it to pick",
+        f"the replies at the search's inner nodes (`{args.teacher}:noprune` does not); only the chosen "
+        f"reply is valued by `{args.teacher}`.",
         "",
         "* **Command** (one core):",
         "",

@@ -210,3 +210,10 @@ def test_two_processes_train_in_step(tmp_path, average_every):
     for key in zero["model"]:
         assert torch.equal(zero["model"][key], one["model"][key]), key
     assert not torch.equal(zero["selfplay"]["boards"], one["selfplay"]["boards"])  # own games each
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent.parent / "configs").glob("*.toml")), ids=str)
+def test_every_shipped_config_loads_and_validates(path):
+    """A config a README or doc line tells users to run must at least parse and validate."""
+    cfg = load_config(path)  # validates: a bad key or value is a ValueError
+    assert cfg.games > 0 and cfg.name

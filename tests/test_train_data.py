@@ -231,16 +231,16 @@ def test_deep_move_labels_can_be_deep_for_each_rolls_top_moves_only(database, be
         LabelJob(kind="moves1", top=2)
 
 
-def test_listwise_fitting_learns_the_teachers_move_choices(database, tmp_path):
-    torch.manual_seed(0)
-    teacher, student = ValueNet("tesauro198", [8]), ValueNet("tesauro198", [8])  # any fixed teacher
-    for name, net in (("teacher", teacher), ("student", student)):
+def _listwise_fit_of_a_teacher(database, tmp_path, nets: dict[str, ValueNet]) -> FitConfig:
+    """Save ``nets`` as ``tmp_path/<name>.pt``, label every move of two rolls a position with
+    ``nets["teacher"]``'s 0-ply values, and return a quick listwise fit of ``student.pt`` to them."""
+    for name, net in nets.items():
         save_atomic(
             {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, tmp_path / f"{name}.pt"
         )
     job = LabelJob(kind="moves0", player=str(tmp_path / "teacher.pt"), rolls=2, chunk=1000)
-    label(NetEvaluator(teacher), database, job)
-    cfg = FitConfig(
+    label(NetEvaluator(nets["teacher"]), database, job)
+    return FitConfig(
         database=database,
         labels=(job.name,),
         init=str(tmp_path / "student.pt"),
@@ -249,6 +249,12 @@ def test_listwise_fitting_learns_the_teachers_move_choices(database, tmp_path):
         epochs=2,
         batch=64,
     )
+
+
+def test_listwise_fitting_learns_the_teachers_move_choices(database, tmp_path):
+    torch.manual_seed(0)
+    teacher, student = ValueNet("tesauro198", [8]), ValueNet("tesauro198", [8])  # any fixed teacher
+    cfg = _listwise_fit_of_a_teacher(database, tmp_path, {"teacher": teacher, "student": student})
     lines = []
     fit(cfg, tmp_path / "run", log=lines.append)
     history = torch.load(tmp_path / "run" / "latest.pt", weights_only=False)["fit_state"]["history"]
@@ -279,25 +285,13 @@ def test_an_anchored_listwise_fit_learns_the_teachers_choices_at_the_anchors_lev
     anchor.load_state_dict(teacher.state_dict())
     with torch.no_grad():
         anchor.head.bias[0] += 0.5  # the same net, more confident of winning: another level
-    for name, net in (("teacher", teacher), ("student", student), ("anchor", anchor)):
-        save_atomic(
-            {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, tmp_path / f"{name}.pt"
-        )
-    job = LabelJob(kind="moves0", player=str(tmp_path / "teacher.pt"), rolls=2, chunk=1000)
-    label(NetEvaluator(teacher), database, job)
-    boards = torch.as_tensor(load_move_labels(database, job.name).afterstates.boards[:2000])
+    plain = _listwise_fit_of_a_teacher(
+        database, tmp_path, {"teacher": teacher, "student": student, "anchor": anchor}
+    )
+    boards = torch.as_tensor(load_move_labels(database, plain.labels[0]).afterstates.boards[:2000])
     win = {}
     for name, anchor_net in (("plain", ""), ("anchored", str(tmp_path / "anchor.pt"))):
-        cfg = FitConfig(
-            database=database,
-            labels=(job.name,),
-            init=str(tmp_path / "student.pt"),
-            loss="listwise",
-            lr=1e-2,
-            epochs=2,
-            batch=64,
-            anchor=anchor_net,
-        )
+        cfg = dataclasses.replace(plain, anchor=anchor_net)
         report = fit(cfg, tmp_path / name, log=lambda _: None)
         assert report["same_move"] >= 0.8  # the choices are learnt either way
         with torch.no_grad():

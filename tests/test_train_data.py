@@ -122,7 +122,10 @@ def test_a_job_stopped_early_has_labelled_a_fair_sample(database):
     first = rows[: len(db) // 4]
     assert abs(np.median(first) - len(db) / 2) < len(db) / 8  # not the first games
     share = np.bincount(db.klass[first], minlength=5) / len(first)
-    np.testing.assert_allclose(share, np.bincount(db.klass, minlength=5) / len(db), atol=0.08)
+    whole = np.bincount(db.klass, minlength=5) / len(db)
+    n, total = len(first), len(db)  # a sample without replacement: 4 hypergeometric sigmas
+    sigma = np.sqrt(whole * (1 - whole) / n * (total - n) / (total - 1))
+    assert np.all(np.abs(share - whole) <= 4 * sigma + 1e-12), (share, whole)
     assert not np.array_equal(rows, LabelJob(kind="ply0", seed=1).selection(db))
 
 

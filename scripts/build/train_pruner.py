@@ -27,7 +27,7 @@ import torch
 from bgai.bearoff import BearoffEvaluator, is_bearoff
 from bgai.bots import evaluator_of
 from bgai.engine.sampling import sample_positions
-from bgai.model.checkpoint import FORMAT, save_atomic
+from bgai.model.checkpoint import FORMAT, checkpoint_path, save_atomic
 from bgai.model.net import ValueNet
 from bgai.search import NetEvaluator
 from bgai.specs import load_player
@@ -55,8 +55,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="where it goes (default: checkpoints/<teacher>_pruner.pt)")
     args = parser.parse_args()
     if args.out is None:  # X.pt carries X_pruner.pt beside it
-        shipped = ROOT / "checkpoints" / f"{args.teacher}.pt"
-        base = Path(args.teacher) if args.teacher.endswith(".pt") else shipped
+        base = checkpoint_path(args.teacher)
         args.out = base.with_name(f"{base.stem}_pruner.pt")
     torch.set_num_threads(args.threads)
     command = " ".join(["python scripts/build/train_pruner.py", shlex.join(sys.argv[1:])]).strip()

@@ -28,9 +28,9 @@ Suffixes combine: ``best:nodb:noprune@2ply``.
 
 **Pruning**: when ``checkpoints/best_pruner.pt`` exists, ``best`` carries it as a pruner (as
 gnubg's pruning nets; a checkpoint ``X.pt`` likewise carries an ``X_pruner.pt`` beside it): at
-1 ply and deeper, the search picks each inner node's reply with that small net and values only
-the chosen reply with ``best`` (:mod:`bgai.search.ply`); the root's candidates are still ranked
-by ``best``. It changes nothing at 0-ply. The pruner gets the
+1 ply and deeper, that small net short-lists each inner node's replies (gnubg's 5 +
+log2(legal moves)) and ``best`` picks among them (:mod:`bgai.search.ply`); the root's
+candidates are still ranked by ``best``. It changes nothing at 0-ply. The pruner gets the
 bear-off databases too unless ``:nodb``.
 
 gnubg's named levels (docs/formats.md §8) as far as ``gnubg_nn`` allows:

@@ -1,7 +1,8 @@
-"""Pruning nets: the search picks inner replies with a cheap pruner and values only those."""
+"""Pruning nets: a cheap pruner short-lists the search's inner replies, the evaluator picks among them."""
 
 from __future__ import annotations
 
+import math
 import shutil
 
 import pytest
@@ -24,6 +25,7 @@ from bgai.search import (
     evaluate_position,
     pruner_of,
     score_candidates,
+    shortlist_sizes,
 )
 from bgai.specs import load_player
 from bgai.train.distill import afterstates_of, distill, distill_loss, ranking_agreement, selfplay_positions
@@ -51,12 +53,15 @@ def afterstates() -> torch.Tensor:
 
 def pruned_reply_value_by_hand(full, pruner, afterstate: torch.Tensor, deeper: int = 0) -> torch.Tensor:
     """Value of one afterstate for its mover at ``deeper + 1`` ply, one opponent roll at a time:
-    the opponent's reply picked by the pruner's equity, valued by ``full`` at ``deeper`` ply."""
+    the pruner's best 5 + floor(log2(legal replies)) (gnubg's shortlist), the best of those by
+    ``full`` at 0-ply, valued by ``full`` at ``deeper`` ply."""
     total = torch.zeros(5)
     for (d1, d2), weight in zip(ROLLS.tolist(), ROLL_WEIGHTS.tolist(), strict=True):
         replies, _ = expand(swap_sides(afterstate)[None], torch.tensor([[d1, d2]]))
         by_pruner = cubeless_equity(afterstate_values(pruner, replies))
-        chosen = replies[by_pruner.argmax()][None]
+        size = min(5 + int(math.log2(len(replies))), 16)
+        shortlist = replies[torch.sort(by_pruner, descending=True, stable=True).indices[:size]]
+        chosen = shortlist[cubeless_equity(afterstate_values(full, shortlist)).argmax()][None]
         if deeper == 0:
             value = afterstate_values(full, chosen)[0]
         else:
@@ -65,7 +70,7 @@ def pruned_reply_value_by_hand(full, pruner, afterstate: torch.Tensor, deeper: i
     return total
 
 
-def test_pruned_one_ply_value_picks_replies_by_the_pruner_and_values_them_by_the_evaluator(
+def test_pruned_one_ply_value_short_lists_replies_by_the_pruner_and_picks_by_the_evaluator(
     full, cheap, afterstates
 ):
     pruned = PrunedEvaluator(full, cheap)
@@ -74,6 +79,20 @@ def test_pruned_one_ply_value_picks_replies_by_the_pruner_and_values_them_by_the
         torch.testing.assert_close(searched[k], pruned_reply_value_by_hand(full, cheap, afterstate))
     # The pruner really changes the answer here (else this test could not tell them apart).
     assert not torch.allclose(searched, afterstate_values_at(full, afterstates, 1))
+
+
+def test_the_shortlist_follows_gnubgs_rule():
+    legal = torch.tensor([1, 2, 3, 4, 7, 8, 20, 1000, 1 << 20])
+    assert shortlist_sizes(legal).tolist() == [5, 6, 6, 7, 7, 8, 9, 14, 16]
+
+
+def test_a_shortlist_as_long_as_the_moves_changes_nothing(full, cheap):
+    """A bear-off with at most 5 moves a roll: the pruner's shortlist holds them all."""
+    board = pos("x 1:8 2:7; o 24:8 23:7")[None]
+    counts = torch.bincount(expand(board.repeat_interleave(21, 0), ROLLS)[1], minlength=21)
+    assert int(counts.max()) <= 5 and int((counts > 1).sum()) >= 5
+    pruned = evaluate_position(PrunedEvaluator(full, cheap), board, 1)
+    torch.testing.assert_close(pruned, evaluate_position(full, board, 1))
 
 
 def test_pruned_two_ply_recurses_with_the_pruner_at_every_inner_node(full, cheap, afterstates):

@@ -35,6 +35,7 @@ from bgai.search.ply import (
     roll_moves,
     roll_values,
     score_candidates,
+    shortlist_sizes,
 )
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "roll_moves",
     "roll_values",
     "score_candidates",
+    "shortlist_sizes",
     "terminal_probs",
     "weights_digest",
 ]

@@ -11,9 +11,9 @@ squashed into a win probability, for testing search plumbing only) and
 :class:`GnubgEvaluator` (gnubg's own net, through :mod:`bgai.gnubg`).
 
 **Pruning** (gnubg's pruning nets): an evaluator may carry a ``pruner`` attribute, itself an
-evaluator, cheap and roughly as good at *ranking* moves. The n-ply search then picks the moves
-of its inner nodes (each (position, roll)'s best reply) by the pruner and values only the
-chosen ones with the evaluator; see :func:`bgai.search.ply.evaluate_position`.
+evaluator, cheap and roughly as good at *ranking* moves. The n-ply search then short-lists the
+moves of its inner nodes (each (position, roll)'s replies) by the pruner, as gnubg does, and
+the evaluator picks among those; see :func:`bgai.search.ply.evaluate_position`.
 :class:`PrunedEvaluator` attaches one to any evaluator; :func:`pruner_of` reads it.
 """
 
@@ -134,7 +134,8 @@ class PrunedEvaluator:
     """``evaluator`` with a cheap ``pruner`` for the search's inner move choices.
 
     ``evaluate`` is ``evaluator``'s: every value the search keeps comes from it; the pruner only
-    picks which reply at an inner node gets valued. ``name`` and ``checkers`` are ``evaluator``'s.
+    short-lists the replies at an inner node that the evaluator chooses among. ``name`` and
+    ``checkers`` are ``evaluator``'s.
     """
 
     def __init__(self, evaluator: Evaluator, pruner: Evaluator, name: str | None = None) -> None:

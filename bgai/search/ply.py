@@ -10,9 +10,10 @@
 
 **Pruning** (gnubg's pruning nets): when the evaluator carries a cheap ``pruner``
 (:func:`bgai.search.evaluator.pruner_of`), the inner nodes' moves (the best move of each
-(position, roll) inside :func:`evaluate_position`) are picked by the pruner's 0-ply equity and
-only the chosen move is valued by the evaluator, at (n-1)-ply. The root candidates are still
-ranked and filtered by the evaluator itself.
+(position, roll) inside :func:`evaluate_position`) are short-listed by the pruner's 0-ply
+equity, as gnubg does: its best ``5 + floor(log2(legal moves))`` (:func:`shortlist_sizes`); the
+evaluator picks among those at 0-ply and only its choice is valued at (n-1)-ply. The root
+candidates are still ranked and filtered by the evaluator itself.
 
 Move filters work as gnubg's: the candidates are ranked at a shallow ply, and only the best
 ``accept`` plus up to ``extra`` more within ``threshold`` equity of the best go deeper.
@@ -48,10 +49,17 @@ MAX_BOARDS_PER_CHUNK = {"cpu": 16, "cuda": 4096}
 """Positions expanded over all 21 rolls in one go, by device type. On CPU small chunks (336
 (position, roll) pairs, ~7,000 afterstates) stay in cache and ran 1.5x faster per decision
 than chunks of 512 (measured on 2 cores, 1-ply and 2-ply); an accelerator wants big batches."""
-MAX_BOARDS_PER_CHUNK_PRUNED = {"cpu": 64, "cuda": 4096}
-"""The same when the evaluator has a pruner: the afterstates then go through a small net, so
-bigger chunks pay (one core, ``best`` with its 198-64 pruner, CPU time per decision at 2-ply:
-36 ms at 64, 42 at 32, 51-66 at 16, 38-43 at 128)."""
+MAX_BOARDS_PER_CHUNK_PRUNED = {"cpu": 32, "cuda": 4096}
+"""The same when the evaluator has a pruner: most afterstates then go through a small net, so
+bigger chunks pay (one core, ``best`` with its 198-64 pruner and gnubg's shortlist, time per
+decision at 2-ply: 99 ms at 32, 107 at 16, 122 at 64, 135 at 128)."""
+
+
+PRUNE_MIN_MOVES = 5
+"""gnubg's pruning shortlist: at least this many replies, plus ``floor(log2(legal moves))``.
+With only the pruner's single choice, ``best@1ply`` played no better than ``best`` at 0-ply
+(+0.001 ± 0.036 over 4,000 games); gnubg's source notes that fewer than 5 measurably weakens play."""
+PRUNE_MAX_MOVES = PRUNE_MIN_MOVES + 11
 
 
 @dataclass(frozen=True)
@@ -151,25 +159,41 @@ def roll_moves(
     """``(afterstates (N, 21, 2, 25), values (N, 21, 5))``: the best move of each unfinished
     board for each of :data:`ROLLS` (mover still in row 1) and its value for the mover at ``plies``.
 
-    The move is picked at 0-ply, by the evaluator's ``pruner`` when it has one (only the chosen
-    move is then valued by the evaluator), else by the evaluator itself: the highest cubeless
+    The move is picked at 0-ply by the evaluator, among the pruner's shortlist when it has a
+    ``pruner`` (:func:`shortlist_sizes`), else among all legal moves: the highest cubeless
     money equity, or the highest ``rank(values, children, parent)`` (``(M,)``, ``parent`` numbering
     the (board, roll) pairs ``board * 21 + roll``) when given; analysis ranks by cubeful equity
     at the score, as gnubg's luck analysis does.
     """
     n = len(boards)
     rolls = ROLLS.to(boards.device)
+    pairs = n * len(rolls)
     children, parent = expand(boards.repeat_interleave(len(rolls), 0), rolls.repeat(n, 1))
+
+    def score(values: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        if rank is None:
+            return cubeless_equity(values)
+        return torch.as_tensor(rank(values, children.index_select(0, rows), parent.index_select(0, rows))).to(
+            values
+        )
+
+    rows = torch.arange(len(children), device=children.device)
     pruner = pruner_of(evaluator)
-    values = afterstate_values(pruner if pruner is not None else evaluator, children)
-    score = cubeless_equity(values) if rank is None else torch.as_tensor(rank(values, children, parent))
-    best = segment_argmax(score.to(values.device), parent, n * len(rolls))
-    moves = children.index_select(0, best)
-    if plies == 0 and pruner is None:
-        chosen = values.index_select(0, best)
-    else:
-        chosen = afterstate_values_at(evaluator, moves, plies)
+    if pruner is not None:
+        rough = score(afterstate_values(pruner, children), rows)
+        sizes = shortlist_sizes(torch.bincount(parent, minlength=pairs))
+        rows = rows[rank_by_parent(rough, parent, pairs) < sizes.index_select(0, parent)]
+    values = afterstate_values(evaluator, children.index_select(0, rows))
+    best = segment_argmax(score(values, rows), parent.index_select(0, rows), pairs)
+    moves = children.index_select(0, rows.index_select(0, best))
+    chosen = values.index_select(0, best) if plies == 0 else afterstate_values_at(evaluator, moves, plies)
     return moves.view(n, len(rolls), 2, 25), chosen.view(n, len(rolls), 5)
+
+
+def shortlist_sizes(legal: torch.Tensor) -> torch.Tensor:
+    """How many of ``legal`` moves (per (position, roll)) the pruner passes on: gnubg's rule."""
+    extra = torch.floor(torch.log2(legal.clamp(min=1).double())).long()
+    return (PRUNE_MIN_MOVES + extra).clamp(max=PRUNE_MAX_MOVES)
 
 
 def afterstate_values_at(evaluator: Evaluator, children: torch.Tensor, plies: int) -> torch.Tensor:
@@ -183,15 +207,20 @@ def afterstate_values_at(evaluator: Evaluator, children: torch.Tensor, plies: in
     return invert(evaluate_position(evaluator, swap_sides(torch.as_tensor(children)), plies))
 
 
-def keep_by_filter(equity: torch.Tensor, parent: torch.Tensor, n: int, stage: FilterStage) -> torch.Tensor:
-    """Bool mask of the candidates ``stage`` lets through (ranked by ``equity`` per parent)."""
+def rank_by_parent(equity: torch.Tensor, parent: torch.Tensor, n: int) -> torch.Tensor:
+    """Each candidate's place among its parent's by ``equity``: 0 for the best (ties: first)."""
     order = torch.sort(equity, descending=True, stable=True).indices
     order = order[torch.sort(parent[order], stable=True).indices]  # by parent, best first
-    sorted_parent = parent[order]
     counts = torch.bincount(parent, minlength=n)
     first = torch.cumsum(counts, 0) - counts
     rank = torch.empty_like(order)
-    rank[order] = torch.arange(len(order), device=order.device) - first[sorted_parent]
+    rank[order] = torch.arange(len(order), device=order.device) - first[parent[order]]
+    return rank
+
+
+def keep_by_filter(equity: torch.Tensor, parent: torch.Tensor, n: int, stage: FilterStage) -> torch.Tensor:
+    """Bool mask of the candidates ``stage`` lets through (ranked by ``equity`` per parent)."""
+    rank = rank_by_parent(equity, parent, n)
     best = torch.full((n,), float("-inf"), dtype=equity.dtype, device=equity.device)
     best.scatter_reduce_(0, parent, equity, "amax")
     close = equity >= best[parent] - stage.threshold

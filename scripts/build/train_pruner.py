@@ -138,9 +138,9 @@ def report(args: argparse.Namespace, record: dict, agreements: dict[str, Agreeme
         "",
         f'A `ValueNet("tesauro198", hidden=({args.hidden},))` distilled from `{args.teacher}` (see',
         f"`scripts/build/train_pruner.py`, `bgai/train/distill.py`). `{args.teacher}` at 1 ply and deeper "
-        "uses it to pick",
-        f"the replies at the search's inner nodes (`{args.teacher}:noprune` does not); only the chosen "
-        f"reply is valued by `{args.teacher}`.",
+        "uses it to short-list",
+        f"the replies at the search's inner nodes (`{args.teacher}:noprune` does not); `{args.teacher}` "
+        "picks among the shortlist (gnubg's rule, `bgai.search.ply.shortlist_sizes`).",
         "",
         "* **Command** (one core):",
         "",

@@ -45,9 +45,8 @@ The polished ``best`` of session 15 makes fewer errors again: built with ``best_
 ``intermediate`` and ``expert`` a class above their names. On 2,000 positions of its own games
 (``calibrate_ladder.py --noise 0.016 0.020 0.024 0.028 0.040 0.045 0.050 0.068 --paired 2000
 --games 100 --seed 1``) it lost 5.7 / 6.8 / 7.5 / 8.5 / 12.2 / 14.0 / 15.2 / 21.7 per 1000, and
-the values above are chosen from these for the middle of each class. The shipped ladder
-(``checkpoints/opponents/``) is still ``best_5``'s with its noise, until a rebuild with these
-values confirms every level's class (docs/ladder.md).
+the values above are chosen from these for the middle of each class; the ladder rebuilt with
+them (``checkpoints/opponents/``, session 16) grades every level in its class (docs/ladder.md).
 
 Names are case-insensitive; ``world class``, ``world-class`` and ``world_class`` mean
 ``worldclass``. Game sites call their computer levels Easy, Medium and Hard: those names map

@@ -9,7 +9,7 @@ from bgai.engine.board import swap_sides
 from bgai.engine.movegen import expand
 from bgai.engine.sampling import sample_positions
 from bgai.model.net import ValueNet
-from bgai.model.probs import cubeless_equity, invert
+from bgai.model.probs import cubeless_equity, invert, possible_outcomes
 from bgai.search import (
     FILTERS,
     ROLL_WEIGHTS,
@@ -230,3 +230,32 @@ def test_position_noise_is_deterministic_and_standard_normal():
     torch.testing.assert_close(z, position_noise(boards.clone()))
     assert not torch.equal(z, position_noise(boards, seed=1))
     assert abs(z.mean().item()) < 0.1 and abs(z.std().item() - 1) < 0.1
+
+
+def test_possible_outcomes_by_hand():
+    cases = {
+        # contact, nobody off: everything possible
+        "x 24:2 13:5 8:3 6:5; o 24:2 13:5 8:3 6:5": [1, 1, 1, 1, 1],
+        # race, I have borne off: no gammon for me to lose; o has none in my home: no backgammon to win
+        "x 1:3 2:4; o 19:5 13:10": [1, 1, 0, 0, 0],
+        # race, o still on my 5-point (in my home board): o can be backgammoned, I cannot
+        "x 1:5 2:5 3:5; o 5:5 20:10": [1, 1, 1, 1, 0],
+        # contact, o has borne off: no gammon to win, but I can still lose one (hit and closed out)
+        "x 24:1 13:14; o 19:2 20:3 21:3 22:3": [1, 0, 0, 1, 1],
+    }
+    for text, allowed in cases.items():
+        assert possible_outcomes(pos(text)[None])[0].tolist() == [bool(a) for a in allowed], text
+
+
+def test_net_values_respect_the_outcomes_the_board_rules_out(gnubg_nn):
+    """Where bgai says an outcome is impossible, its nets say 0 and so does gnubg (whose sanity
+    check on its nets' outputs knows these rules and more)."""
+    boards = torch.cat([sample_positions(n, kind, seed=3)[0] for n, kind in ((600, "greedy"), (400, "race"))])
+    boards = boards[~terminal_probs(boards)[1]]
+    allowed = possible_outcomes(boards)
+    assert (~allowed[:, 1:]).any(0).all()  # every gammon and backgammon output is ruled out somewhere
+    torch.manual_seed(0)
+    ours = NetEvaluator(ValueNet("tesauro198", (8,))).evaluate(boards)
+    assert (ours[~allowed] == 0).all() and (ours[allowed] > 0).all()
+    theirs = torch.as_tensor(GnubgEvaluator(0).evaluate(boards))
+    assert (theirs[~allowed] == 0).all()

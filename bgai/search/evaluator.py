@@ -26,7 +26,7 @@ import torch
 
 from bgai import gnubg
 from bgai.engine.board import CHECKERS, is_race, swap_sides
-from bgai.model.probs import invert
+from bgai.model.probs import invert, possible_outcomes
 from bgai.model.pubeval import pubeval_scores
 
 
@@ -91,7 +91,8 @@ class _Base:
 
 
 class NetEvaluator(_Base):
-    """A bgai network (:class:`~bgai.model.net.ValueNet` or ``SplitNet``) in inference mode.
+    """A bgai network (:class:`~bgai.model.net.ValueNet` or ``SplitNet``) in inference mode,
+    its outputs held to what the board allows (:func:`~bgai.model.probs.possible_outcomes`).
 
     Boards go to the network's device; results come back on the boards' device.
     """
@@ -105,7 +106,9 @@ class NetEvaluator(_Base):
 
     def _evaluate_live(self, boards: torch.Tensor) -> torch.Tensor:
         with torch.inference_mode():
-            return self.net(boards.to(self.device)).float().to(boards.device)
+            boards_here = boards.to(self.device)
+            probs = self.net(boards_here).float() * possible_outcomes(boards_here, self.checkers)
+            return probs.to(boards.device)
 
 
 class PubevalEvaluator(_Base):

@@ -55,7 +55,7 @@ from bgai.model.checkpoint import (
 )
 from bgai.model.grow import WIDEN, grow
 from bgai.model.net import ValueNet
-from bgai.model.probs import cubeless_equity
+from bgai.model.probs import cubeless_equity, possible_outcomes
 from bgai.train.distill import LabelledAfterstates, PairIndex
 from bgai.train.labels import is_move_labels, load_labels, load_move_labels, without_positions
 from bgai.train.positions import CLASSES, PositionDatabase
@@ -270,7 +270,8 @@ class _Positions:
         self.rows = rows  # the database position of each row
         self.train_rows, self.test_rows = np.flatnonzero(~held), np.flatnonzero(held)
         device = _device(net)
-        self.x, self.y = _encode(net, db.boards[rows]), torch.as_tensor(targets).to(device)
+        self.x, self.allowed = _encode(net, db.boards[rows]), _allowed(net, db.boards[rows])
+        self.y = torch.as_tensor(targets).to(device) * self.allowed
         self.w = torch.as_tensor(weights).to(device)
         self.klass, self.cfg = db.klass[rows], cfg
 
@@ -280,7 +281,8 @@ class _Positions:
         return list(order.to(self.x.device).tensor_split(steps))
 
     def loss(self, net: ValueNet, batch: torch.Tensor) -> torch.Tensor:
-        return position_loss(net.forward_encoded(self.x[batch]), self.y[batch], self.w[batch], self.cfg.loss)
+        probs = net.forward_encoded(self.x[batch]) * self.allowed[batch]
+        return position_loss(probs, self.y[batch], self.w[batch], self.cfg.loss)
 
     def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
         total = 0.0
@@ -293,7 +295,9 @@ class _Positions:
         return total / max(len(self.train_rows), 1)
 
     def measure(self, net: ValueNet) -> dict:
-        return _measure(net, self.x, self.y, self.w, self.klass, self.test_rows, self.cfg.loss)
+        return _measure(
+            net, (self.x, self.allowed), self.y, self.w, self.klass, self.test_rows, self.cfg.loss
+        )
 
 
 class _MoveChoices:
@@ -319,10 +323,15 @@ class _MoveChoices:
         self.position = np.concatenate([p for _, p in sets])  # the database position of each pair
         held_pair = db.held_out[self.position]
         device = _device(net)
-        self.x, self.y, self.cfg = _encode(net, data.boards.numpy()), data.probs.to(device), cfg
+        self.x, self.allowed, self.cfg = (
+            _encode(net, data.boards.numpy()),
+            _allowed(net, data.boards.numpy()),
+            cfg,
+        )
+        self.y = data.probs.to(device) * self.allowed  # labels made before the rule may lack its zeros
         self.values = self.y  # what the values are fitted to: the teacher's, or at the anchor's level
         if cfg.anchor:
-            self.values = anchored(data, _values_of(cfg.anchor, data.boards)).to(device)
+            self.values = anchored(data, _values_of(cfg.anchor, data.boards)).to(device) * self.allowed
         self.index = PairIndex(data)
         real = (self.index.counts >= 2).numpy()  # rolls with a choice to make
         self.train_pairs = torch.as_tensor(np.flatnonzero(real & ~held_pair))
@@ -350,6 +359,10 @@ class _MoveChoices:
             * loss
         )
 
+    def probs(self, net: ValueNet, rows: torch.Tensor) -> torch.Tensor:
+        """The net's values of afterstates ``rows``, held to what each board allows."""
+        return net.forward_encoded(self.x[rows]) * self.allowed[rows]
+
     def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
         order = self.train_pairs[torch.randperm(len(self.train_pairs), generator=gen)]
         rolls = max(1, self.cfg.batch // 4)  # about a batch of afterstates (some 15 a roll)
@@ -358,7 +371,7 @@ class _MoveChoices:
         total = 0.0
         for pairs, share in zip(steps, shares, strict=True):
             rows, local = self._rows(pairs)
-            loss = self._loss(net.forward_encoded(self.x[rows]), rows, local, len(pairs))
+            loss = self._loss(self.probs(net, rows), rows, local, len(pairs))
             if share is not None and len(share):
                 loss = loss + self._positions_term(self.positions.loss(net, share), share)
             optimizer.zero_grad()
@@ -373,7 +386,7 @@ class _MoveChoices:
         with torch.no_grad():
             for pairs in self.test_pairs.split(4096):
                 rows, local = self._rows(pairs)
-                probs = net.forward_encoded(self.x[rows])
+                probs = self.probs(net, rows)
                 losses.append(float(self._loss(probs, rows, local, len(pairs))) * len(pairs))
                 # the mover picks the afterstate of lowest equity for the opponent on roll there
                 mine = segment_argmax(-cubeless_equity(probs), local, len(pairs))
@@ -457,6 +470,18 @@ def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tens
     return x
 
 
+def _allowed(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tensor:
+    """``(N, 5)`` bool on the net's device: :func:`possible_outcomes` of ``boards``, which the
+    evaluators apply to every value (labels made by a net carry its zeros; so must the student)."""
+    b = torch.as_tensor(boards)
+    parts = [possible_outcomes(b[i : i + chunk].long(), net.checkers) for i in range(0, len(b), chunk)]
+    return (
+        torch.cat(parts).to(_device(net))
+        if parts
+        else torch.ones(0, 5, dtype=torch.bool, device=_device(net))
+    )
+
+
 def position_loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tensor, kind: str) -> torch.Tensor:
     """The weighted mean over positions of the loss ``kind`` plus the equity's squared error."""
     each = (cubeless_equity(probs) - cubeless_equity(target)).square()
@@ -468,11 +493,13 @@ def position_loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tenso
     return (each * weight).sum() / weight.sum()
 
 
-def _measure(net: ValueNet, x, y, w, klass, rows, loss_kind: str) -> dict:
+def _measure(net: ValueNet, inputs, y, w, klass, rows, loss_kind: str) -> dict:
     net.eval()
+    x, allowed = inputs
     with torch.no_grad():
         idx = torch.as_tensor(rows, device=x.device)
-        probs = torch.cat([net.forward_encoded(x[idx[i : i + 65536]]) for i in range(0, len(idx), 65536)])
+        parts = [idx[i : i + 65536] for i in range(0, len(idx), 65536)]
+        probs = torch.cat([net.forward_encoded(x[part]) * allowed[part] for part in parts])
         target = y[idx]
         loss = float(position_loss(probs, target, w[idx], loss_kind)) if len(idx) else float("nan")
         err = (cubeless_equity(probs) - cubeless_equity(target)).abs().cpu().numpy()

@@ -225,3 +225,42 @@ def test_growing_refuses_what_does_not_fit():
         grow(ValueNet("rich", (8,), residual=(8,)), ValueNet("rich", (9,), residual=(8,)))
     with pytest.raises(ValueError, match="split"):
         grow(SplitNet(ValueNet(hidden=(4,)), ValueNet(hidden=(4,))), ValueNet(hidden=(4,)))
+
+
+def test_join_split_net_sends_races_to_the_race_net_and_refuses_a_split_half(tmp_path):
+    import subprocess
+    import sys
+
+    from bgai.model.checkpoint import FORMAT, load_net, save_atomic
+
+    torch.manual_seed(0)
+    halves = {"contact": ValueNet("tesauro198", (8,)), "race": ValueNet("tesauro198", (8,))}
+    for name, net in halves.items():
+        save_atomic(
+            {"format": FORMAT, "net_spec": net.spec(), "model": net.state_dict()}, tmp_path / f"{name}.pt"
+        )
+    script = ["scripts/build/join_split_net.py", "--contact", str(tmp_path / "contact.pt")]
+    run = subprocess.run(
+        [sys.executable, *script, "--race", str(tmp_path / "race.pt"), "-o", str(tmp_path / "j.pt")]
+    )
+    assert run.returncode == 0
+    joined = load_net(tmp_path / "j.pt")
+    from bgai.engine.sampling import sample_positions
+
+    boards = torch.cat([sample_positions(32, kind, seed=3)[0] for kind in ("race", "greedy")]).long()
+    race = is_race(boards)
+    assert race.any() and (~race).any()
+    with torch.no_grad():
+        torch.testing.assert_close(joined(boards[race]), halves["race"](boards[race]))
+        torch.testing.assert_close(joined(boards[~race]), halves["contact"](boards[~race]))
+    again = [
+        sys.executable,
+        *script[:2],
+        str(tmp_path / "j.pt"),
+        "--race",
+        "best",
+        "-o",
+        str(tmp_path / "k.pt"),
+    ]
+    refused = subprocess.run(again, capture_output=True, text=True)
+    assert refused.returncode == 2 and "already a split net" in refused.stderr

@@ -12,10 +12,10 @@ import torch
 
 from bgai.bots import evaluator_of
 from bgai.cli.main import main
-from bgai.engine.board import pip_counts, validate_board
+from bgai.engine.board import is_race, pip_counts, validate_board
 from bgai.engine.dice import dice_of
 from bgai.engine.movegen import expand
-from bgai.engine.sampling import backgame_starts
+from bgai.engine.sampling import backgame_starts, race_starts
 from bgai.model.checkpoint import FORMAT, load_net, save_atomic, shipped_checkpoint
 from bgai.model.net import ValueNet
 from bgai.model.probs import cubeless_equity
@@ -73,6 +73,17 @@ def test_backgame_starts_are_legal_back_games_with_the_other_side_ahead():
     anchors = (boards[:, :, 18:24] >= 2).sum(-1)
     back_side = anchors.argmax(-1)
     assert (pips[torch.arange(len(boards)), back_side] > pips[torch.arange(len(boards)), 1 - back_side]).all()
+
+
+def test_race_starts_are_legal_races_of_either_side_from_contact_to_bear_off():
+    boards = race_starts(400, torch.Generator().manual_seed(0))
+    for b in boards.numpy():
+        validate_board(b)
+    assert is_race(boards).all()
+    pips = pip_counts(boards.long()).float()
+    assert pips.min() < 30 and pips.max() > 110  # from bear-offs to races just past contact
+    assert abs(pips[:, 0].mean() - pips[:, 1].mean()) < 8  # neither side favoured
+    assert ((boards.sum(-1) < 15).any(-1)).float().mean() > 0.2  # some checkers already off
 
 
 def test_database_is_distinct_unfinished_classified_and_split_by_board(database):
@@ -629,3 +640,26 @@ def test_td_self_play_can_start_a_share_of_its_games_from_back_game_set_ups():
     assert (plain.boards == plain.start).all()
     with pytest.raises(ValueError, match="backgame_starts must lie in"):
         load_config(None, {"backgame_starts": "1.5"})
+    races = SelfPlay(
+        400, "standard", 0.7, 0.0, torch.Generator().manual_seed(1), torch.device("cpu"), race_starts=1.0
+    )
+    assert is_race(races.boards).all()
+    with pytest.raises(ValueError, match="at most 1"):
+        load_config(None, {"backgame_starts": "0.5", "race_starts": "0.6"})
+
+
+def test_a_split_net_trained_on_races_alone_leaves_its_contact_net_untouched(tmp_path):
+    from bgai.train.loop import train
+
+    torch.manual_seed(0)
+    start = ValueNet("tesauro198", [8])
+    save_atomic(
+        {"format": FORMAT, "net_spec": start.spec(), "model": start.state_dict()}, tmp_path / "start.pt"
+    )
+    settings = {"encoding": "tesauro198", "hidden": "[8]", "split_race": "true", "race_starts": "1.0"}
+    settings |= {"init": str(tmp_path / "start.pt"), "games": "40", "parallel_games": "16", "lr": "0.01"}
+    settings |= {"eval_every": "0", "checkpoint_every": "40", "runs_dir": str(tmp_path / "runs")}
+    net = load_net(train(None, settings, log=lambda *_: None) / "latest.pt")
+    for name, weight in start.state_dict().items():
+        assert torch.equal(net.contact.state_dict()[name], weight), name
+    assert any(not torch.equal(net.race.state_dict()[n], w) for n, w in start.state_dict().items())

@@ -153,3 +153,27 @@ def backgame_starts(n: int, generator: torch.Generator) -> torch.Tensor:
             out[k] = board if rng.random() < 0.5 else board[::-1]
             k += 1
     return torch.as_tensor(out)
+
+
+def race_starts(n: int, generator: torch.Generator) -> torch.Tensor:
+    """``n`` random races ``(n, 2, 25)`` int8 (contact over), the player on roll in row 1.
+
+    Each side's rearmost checker is on one of its points 6-18, the two no longer in contact;
+    its checkers spread over its points up to that one, more towards home (weights falling
+    linearly), and one to four of them are off one time in five. From races just past contact
+    to bear-offs, as games reach them.
+    """
+    rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,), generator=generator)))
+    out = np.zeros((n, 2, 25), dtype=np.int8)
+    for k in range(n):
+        rear_x = int(rng.integers(6, 19))  # 1-based points
+        rear_o = int(rng.integers(6, min(18, 24 - rear_x) + 1)) if rear_x <= 18 else 6
+        for row, rear in ((1, rear_x), (0, rear_o)):
+            on_board = CHECKERS - (int(rng.integers(1, 5)) if rng.random() < 0.2 else 0)
+            weights = np.arange(rear, 0, -1, dtype=float)
+            counts = rng.multinomial(on_board - 1, weights / weights.sum())
+            counts[rear - 1] += 1  # the rearmost checker is where it was drawn
+            out[k, row, :rear] = counts
+        if rng.random() < 0.5:  # either side the one drawn first
+            out[k] = out[k, ::-1]
+    return torch.as_tensor(out)

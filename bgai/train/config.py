@@ -57,6 +57,8 @@ class TrainConfig:
     "Probability of a uniformly random move instead of the greedy one."
     backgame_starts: float = 0.0
     "Share of self-play games started from a random back-game set-up instead of the opening."
+    race_starts: float = 0.0
+    "Share of self-play games started from a random race (with split_race: trains the race net alone)."
 
     eval_every: int = 1000
     "Games between evaluations against pubeval (0: never)."
@@ -145,6 +147,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         (0.0 <= cfg.lam <= 1.0, "lam must lie in [0, 1]"),
         (0.0 <= cfg.exploration <= 1.0, "exploration must lie in [0, 1]"),
         (0.0 <= cfg.backgame_starts <= 1.0, "backgame_starts must lie in [0, 1]"),
+        (0.0 <= cfg.race_starts <= 1.0, "race_starts must lie in [0, 1]"),
+        (cfg.backgame_starts + cfg.race_starts <= 1.0, "backgame_starts + race_starts must be at most 1"),
         (cfg.lr > 0 and cfg.lr_final > 0, "lr and lr_final must be positive"),
         (cfg.optimizer in ("adam", "sgd"), f"optimizer must be adam or sgd, got {quote(cfg.optimizer)}"),
         (

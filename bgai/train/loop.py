@@ -139,7 +139,14 @@ def _train(
     optimizer = _make_optimizer(cfg, net)
     generator = torch.Generator().manual_seed(cfg.seed * 1000 + rank)
     selfplay = SelfPlay(
-        cfg.parallel_games, cfg.variant, cfg.lam, cfg.exploration, generator, device, cfg.backgame_starts
+        cfg.parallel_games,
+        cfg.variant,
+        cfg.lam,
+        cfg.exploration,
+        generator,
+        device,
+        cfg.backgame_starts,
+        cfg.race_starts,
     )
     progress = Progress()
     buffer: list[tuple[torch.Tensor, torch.Tensor]] = []

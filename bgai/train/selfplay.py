@@ -15,7 +15,7 @@ import torch
 from bgai.engine import expand, game_value, starting_board, swap_sides
 from bgai.engine.choice import random_child, segment_argmax
 from bgai.engine.dice import opening_roll, roll
-from bgai.engine.sampling import backgame_starts
+from bgai.engine.sampling import backgame_starts, race_starts
 from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import NetEvaluator, afterstate_values
 from bgai.train.td import lambda_returns
@@ -45,10 +45,11 @@ class SelfPlay:
         generator: torch.Generator,
         device: torch.device,
         backgame_starts: float = 0.0,
+        race_starts: float = 0.0,
     ) -> None:
         self.k, self.lam, self.exploration = k, lam, exploration
         self.generator, self.device = generator, device
-        self.backgame_share = backgame_starts
+        self.backgame_share, self.race_share = backgame_starts, race_starts
         self.start = torch.as_tensor(starting_board(variant), device=device)
         self.boards = self._new_games(k)
         self.turn = torch.zeros(k, dtype=torch.long, device=device)
@@ -102,12 +103,17 @@ class SelfPlay:
     def _new_games(self, n: int) -> torch.Tensor:
         """``n`` starting boards: the opening position, or with probability ``backgame_starts``
         a random back-game set-up (:func:`bgai.engine.sampling.backgame_starts`), so that TD
-        learns positions self-play from the opening hardly reaches."""
+        learns positions self-play from the opening hardly reaches, or with probability
+        ``race_starts`` a random race (:func:`bgai.engine.sampling.race_starts`)."""
         boards = self.start.expand(n, 2, 25).clone()
-        if self.backgame_share > 0 and n:
-            pick = (torch.rand(n, generator=self.generator) < self.backgame_share).to(self.device)
-            if pick.any():
-                boards[pick] = backgame_starts(int(pick.sum()), self.generator).to(boards)
+        if (self.backgame_share > 0 or self.race_share > 0) and n:
+            u = torch.rand(n, generator=self.generator).to(self.device)
+            for pick, make in (
+                (u < self.backgame_share, backgame_starts),
+                ((u >= 1 - self.race_share), race_starts),
+            ):
+                if pick.any():
+                    boards[pick] = make(int(pick.sum()), self.generator).to(boards)
         return boards
 
     def state_dict(self) -> dict[str, torch.Tensor]:

@@ -234,31 +234,36 @@ def test_play_a_match_in_the_browser(server, browser, tmp_path):
     assert awaiting == "next" and "accepts your resignation" in page.text("banner")
     assert int(page.text("bot-score")) >= 1
 
-    # the next game, played from the hint list: double when the hint says so; the bot takes or passes
+    # the next games, played from the hint list: double when the hint says so; the bot takes or passes
+    # (a game may end before the hint ever says double: then the next one, while the match lasts)
     awaiting = page.click("next")
     assert "Game 2" in page.log()
     doubled = False
-    for _ in range(300):
-        if awaiting == "roll" and not doubled and page.button("double").is_enabled():
-            page.click("hint")
-            if re.search(r"Cube action: (Re)?[Dd]ouble", page.text("hint-panel")):
-                awaiting = page.click("double")
-                doubled = True
-                page.shot("3-double")
-                offered = re.search(r"You double to (\d+)\.", page.log())
-                assert offered, page.log()
-                assert f"takes: the cube is at {offered[1]}" in page.log() or "v1 passes." in page.log()
-            else:
+    for _game in range(4):
+        for _ in range(300):
+            if awaiting == "roll" and not doubled and page.button("double").is_enabled():
+                page.click("hint")
+                if re.search(r"Cube action: (Re)?[Dd]ouble", page.text("hint-panel")):
+                    awaiting = page.click("double")
+                    doubled = True
+                    page.shot("3-double")
+                    offered = re.search(r"You double to (\d+)\.", page.log())
+                    assert offered, page.log()
+                    assert f"takes: the cube is at {offered[1]}" in page.log() or "v1 passes." in page.log()
+                else:
+                    awaiting = page.click("roll")
+            elif awaiting == "roll":
                 awaiting = page.click("roll")
-        elif awaiting == "roll":
-            awaiting = page.click("roll")
-        elif awaiting == "move":
-            awaiting = page.play_hint()
-            moves_played += 1
-        elif awaiting == "answer":
-            awaiting = page.click("take")
-        else:
+            elif awaiting == "move":
+                awaiting = page.play_hint()
+                moves_played += 1
+            elif awaiting == "answer":
+                awaiting = page.click("take")
+            else:
+                break
+        if doubled or awaiting != "next":
             break
+        awaiting = page.click("next")
     assert doubled
     assert awaiting in ("next", "over"), f"the game did not end ({awaiting})"
     banner = page.button("banner")

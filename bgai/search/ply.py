@@ -57,8 +57,9 @@ decision at 2-ply: 99 ms at 32, 107 at 16, 122 at 64, 135 at 128)."""
 
 PRUNE_MIN_MOVES = 5
 """gnubg's pruning shortlist: at least this many replies, plus ``floor(log2(legal moves))``.
-With only the pruner's single choice, ``best@1ply`` played no better than ``best`` at 0-ply
-(+0.001 ± 0.036 over 4,000 games); gnubg's source notes that fewer than 5 measurably weakens play."""
+The pruner's single choice cost +0.30 ± 0.19 per 1000 decisions at 2-ply against the unpruned
+search (judged by gnubg 2-ply); the shortlist nothing measurable (docs/search.md). gnubg's
+source notes that fewer than 5 measurably weakens play."""
 PRUNE_MAX_MOVES = PRUNE_MIN_MOVES + 11
 
 

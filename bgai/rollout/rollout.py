@@ -17,6 +17,7 @@ machines); the estimates do not depend on the split, so a seed gives the same re
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -397,4 +398,7 @@ def distributed() -> tuple[int, int]:
 
     if not dist.is_initialized():
         dist.init_process_group("gloo")
+        # Left to the interpreter's exit, gloo's threads sometimes abort the process after its
+        # work is done ("terminate called without an active exception"): close it first.
+        atexit.register(dist.destroy_process_group)
     return dist.get_rank(), dist.get_world_size()

@@ -27,6 +27,7 @@ newest ``ckpt_<games>.pt`` (its weights and counters; the optimiser and the game
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import os
 import signal
@@ -436,6 +437,7 @@ def _init_distributed() -> tuple[int, int]:
     if world > 1 and not dist.is_initialized():
         backend = "nccl" if torch.cuda.is_available() and os.environ.get("BGAI_BACKEND") != "gloo" else "gloo"
         dist.init_process_group(backend)
+        atexit.register(dist.destroy_process_group)  # as bgai.rollout.rollout.distributed: no abort at exit
     return (dist.get_rank(), dist.get_world_size()) if world > 1 else (0, 1)
 
 

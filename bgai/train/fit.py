@@ -281,7 +281,7 @@ class _Positions:
         return list(order.to(self.x.device).tensor_split(steps))
 
     def loss(self, net: ValueNet, batch: torch.Tensor) -> torch.Tensor:
-        probs = net.forward_encoded(self.x[batch]) * self.allowed[batch]
+        probs = _probs(net, self.x, self.allowed, batch)
         return position_loss(probs, self.y[batch], self.w[batch], self.cfg.loss)
 
     def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
@@ -295,9 +295,7 @@ class _Positions:
         return total / max(len(self.train_rows), 1)
 
     def measure(self, net: ValueNet) -> dict:
-        return _measure(
-            net, (self.x, self.allowed), self.y, self.w, self.klass, self.test_rows, self.cfg.loss
-        )
+        return _measure(net, self.x, self.allowed, self.y, self.w, self.klass, self.test_rows, self.cfg.loss)
 
 
 class _MoveChoices:
@@ -359,10 +357,6 @@ class _MoveChoices:
             * loss
         )
 
-    def probs(self, net: ValueNet, rows: torch.Tensor) -> torch.Tensor:
-        """The net's values of afterstates ``rows``, held to what each board allows."""
-        return net.forward_encoded(self.x[rows]) * self.allowed[rows]
-
     def epoch(self, net: ValueNet, optimizer, gen: torch.Generator) -> float:
         order = self.train_pairs[torch.randperm(len(self.train_pairs), generator=gen)]
         rolls = max(1, self.cfg.batch // 4)  # about a batch of afterstates (some 15 a roll)
@@ -371,7 +365,7 @@ class _MoveChoices:
         total = 0.0
         for pairs, share in zip(steps, shares, strict=True):
             rows, local = self._rows(pairs)
-            loss = self._loss(self.probs(net, rows), rows, local, len(pairs))
+            loss = self._loss(_probs(net, self.x, self.allowed, rows), rows, local, len(pairs))
             if share is not None and len(share):
                 loss = loss + self._positions_term(self.positions.loss(net, share), share)
             optimizer.zero_grad()
@@ -386,7 +380,7 @@ class _MoveChoices:
         with torch.no_grad():
             for pairs in self.test_pairs.split(4096):
                 rows, local = self._rows(pairs)
-                probs = self.probs(net, rows)
+                probs = _probs(net, self.x, self.allowed, rows)
                 losses.append(float(self._loss(probs, rows, local, len(pairs))) * len(pairs))
                 # the mover picks the afterstate of lowest equity for the opponent on roll there
                 mine = segment_argmax(-cubeless_equity(probs), local, len(pairs))
@@ -472,14 +466,18 @@ def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tens
 
 def _allowed(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tensor:
     """``(N, 5)`` bool on the net's device: :func:`possible_outcomes` of ``boards``, which the
-    evaluators apply to every value (labels made by a net carry its zeros; so must the student)."""
+    evaluators apply to every value (labels made by a net carry its zeros; so must the student),
+    a chunk at a time as :func:`_encode`."""
     b = torch.as_tensor(boards)
-    parts = [possible_outcomes(b[i : i + chunk].long(), net.checkers) for i in range(0, len(b), chunk)]
-    return (
-        torch.cat(parts).to(_device(net))
-        if parts
-        else torch.ones(0, 5, dtype=torch.bool, device=_device(net))
-    )
+    allowed = torch.ones(len(b), 5, dtype=torch.bool, device=_device(net))
+    for i in range(0, len(b), chunk):
+        allowed[i : i + chunk] = possible_outcomes(b[i : i + chunk].long(), net.checkers)
+    return allowed
+
+
+def _probs(net: ValueNet, x: torch.Tensor, allowed: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """The net's probabilities of encoded rows ``rows``, held to what each board allows."""
+    return net.forward_encoded(x[rows]) * allowed[rows]
 
 
 def position_loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tensor, kind: str) -> torch.Tensor:
@@ -493,13 +491,11 @@ def position_loss(probs: torch.Tensor, target: torch.Tensor, weight: torch.Tenso
     return (each * weight).sum() / weight.sum()
 
 
-def _measure(net: ValueNet, inputs, y, w, klass, rows, loss_kind: str) -> dict:
+def _measure(net: ValueNet, x, allowed, y, w, klass, rows, loss_kind: str) -> dict:
     net.eval()
-    x, allowed = inputs
     with torch.no_grad():
         idx = torch.as_tensor(rows, device=x.device)
-        parts = [idx[i : i + 65536] for i in range(0, len(idx), 65536)]
-        probs = torch.cat([net.forward_encoded(x[part]) * allowed[part] for part in parts])
+        probs = torch.cat([_probs(net, x, allowed, idx[i : i + 65536]) for i in range(0, len(idx), 65536)])
         target = y[idx]
         loss = float(position_loss(probs, target, w[idx], loss_kind)) if len(idx) else float("nan")
         err = (cubeless_equity(probs) - cubeless_equity(target)).abs().cpu().numpy()

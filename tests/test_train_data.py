@@ -33,7 +33,7 @@ from bgai.train.fit import (
     training_data,
 )
 from bgai.train.labels import LabelJob, label, load_labels, load_move_labels, without_positions
-from bgai.train.positions import CLASSES, PositionDatabase, build_database, classify
+from bgai.train.positions import CLASSES, PositionDatabase, backgame_sides, build_database, classify
 from tests.positions import pos
 
 
@@ -54,7 +54,7 @@ def database(tmp_path_factory, best) -> str:
     "text, name",
     [
         ("x 24:2 13:5 8:3 6:5; o 1:2 12:5 17:3 19:5", "contact"),
-        ("x 20:2 21:2 13:3 6:4 5:4; o 1:3 2:3 3:3 4:3 5:3", "backgame"),  # x holds o's 5 and 4 points, trails
+        ("x 20:2 21:2 13:3 6:4 5:4; o 1:3 2:3 3:3 4:3 5:3", "backgame"),  # o holds x's 1-5 points, trails
         ("x 8:2 3:5 2:5 1:3; o 4:2 12:3 19:5 20:5", "crashed"),
         ("x 12:5 6:5 5:5; o 19:5 20:5 13:5", "race"),
         ("x 6:5 5:5 4:5; o 19:5 20:5 21:5", "bearoff"),
@@ -62,6 +62,15 @@ def database(tmp_path_factory, best) -> str:
 )
 def test_positions_are_classified_in_the_games_terms(text, name):
     assert CLASSES[classify(pos(text)[None])[0]] == name
+
+
+def test_the_back_game_side_is_the_one_holding_the_points_and_trailing():
+    # o holds five points of x's home board and trails by 165 pips; x's two points in o's board
+    # are not a back game, x leads
+    board = pos("x 20:2 21:2 13:3 6:4 5:4; o 1:3 2:3 3:3 4:3 5:3")[None]
+    assert backgame_sides(board).tolist() == [[True, False]]
+    assert backgame_sides(board.flip(1)).tolist() == [[False, True]]  # o on roll
+    assert not backgame_sides(pos("x 24:2 13:5 8:3 6:5; o 1:2 12:5 17:3 19:5")[None]).any()
 
 
 def test_backgame_starts_are_legal_back_games_with_the_other_side_ahead():
@@ -646,6 +655,52 @@ def test_td_self_play_can_start_a_share_of_its_games_from_back_game_set_ups():
     assert is_race(races.boards).all()
     with pytest.raises(ValueError, match="at most 1"):
         load_config(None, {"backgame_starts": "0.5", "race_starts": "0.6"})
+
+
+def test_td_self_play_can_start_from_a_databases_training_positions_of_a_class(
+    database, tmp_path, monkeypatch
+):
+    import bgai.train.selfplay as selfplay
+    from bgai.train.config import load_config
+    from bgai.train.loop import train
+
+    db = PositionDatabase.load(database)
+    pool = db.training_boards("backgame")
+    assert (classify(pool) == CLASSES.index("backgame")).all()
+    held_out = {b.tobytes() for b in db.boards[db.held_out]}
+    assert len(pool) and not any(b.tobytes() in held_out for b in pool)
+
+    opening_rolls = []
+    monkeypatch.setattr(
+        selfplay, "opening_roll", lambda n, g: opening_rolls.append(n) or torch.ones(n, 2).long()
+    )
+    cpu = torch.device("cpu")
+    games = selfplay.SelfPlay(
+        64,
+        "standard",
+        1.0,
+        0.0,
+        torch.Generator().manual_seed(1),
+        cpu,
+        database_starts=1.0,
+        start_boards=torch.as_tensor(pool),
+    )
+    known = {b.tobytes() for b in pool}
+    assert all(b.tobytes() in known for b in games.boards.numpy())
+    games.play_turn(ValueNet("tesauro198", [8]))
+    assert opening_rolls == []  # a game from a database position starts with an ordinary roll
+    selfplay.SelfPlay(8, "standard", 1.0, 0.0, torch.Generator(), cpu).play_turn(ValueNet("tesauro198", [8]))
+    assert opening_rolls == [8]
+
+    with pytest.raises(ValueError, match="unknown position class 'backgames'"):
+        db.training_boards("backgames")
+    with pytest.raises(ValueError, match="needs a start_database"):
+        load_config(None, {"database_starts": "0.5"})
+    runs = tmp_path / "runs"
+    settings = {"database_starts": "0.5", "start_database": str(tmp_path / "nowhere"), "runs_dir": str(runs)}
+    with pytest.raises(ValueError, match="no position database at"):
+        train(None, settings, log=lambda *_: None)
+    assert not runs.exists()  # refused before any folder was made
 
 
 def test_a_split_net_trained_on_races_alone_leaves_its_contact_net_untouched(tmp_path):

@@ -59,6 +59,12 @@ class TrainConfig:
     "Share of self-play games started from a random back-game set-up instead of the opening."
     race_starts: float = 0.0
     "Share of self-play games started from a random race (with split_race: trains the race net alone)."
+    database_starts: float = 0.0
+    "Share of self-play games started from a training position of start_database (never a held-out one)."
+    start_database: str = ""
+    "A position database folder (bgai data build) for database_starts."
+    start_classes: str = ""
+    "Only start_database's positions of these classes, comma separated (e.g. backgame); empty: all."
 
     eval_every: int = 1000
     "Games between evaluations against pubeval (0: never)."
@@ -148,7 +154,12 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         (0.0 <= cfg.exploration <= 1.0, "exploration must lie in [0, 1]"),
         (0.0 <= cfg.backgame_starts <= 1.0, "backgame_starts must lie in [0, 1]"),
         (0.0 <= cfg.race_starts <= 1.0, "race_starts must lie in [0, 1]"),
-        (cfg.backgame_starts + cfg.race_starts <= 1.0, "backgame_starts + race_starts must be at most 1"),
+        (0.0 <= cfg.database_starts <= 1.0, "database_starts must lie in [0, 1]"),
+        (
+            cfg.backgame_starts + cfg.race_starts + cfg.database_starts <= 1.0,
+            "backgame_starts + race_starts + database_starts must be at most 1",
+        ),
+        (cfg.database_starts == 0 or bool(cfg.start_database), "database_starts needs a start_database"),
         (cfg.lr > 0 and cfg.lr_final > 0, "lr and lr_final must be positive"),
         (cfg.optimizer in ("adam", "sgd"), f"optimizer must be adam or sgd, got {quote(cfg.optimizer)}"),
         (

@@ -53,6 +53,7 @@ from bgai.model.checkpoint import (
 from bgai.model.grow import grow
 from bgai.model.net import SplitNet, ValueNet, build_net, device_of
 from bgai.train.config import TrainConfig, load_config, to_toml
+from bgai.train.positions import PositionDatabase
 from bgai.train.selfplay import SelfPlay
 
 
@@ -115,18 +116,25 @@ def train(config_path: str | None, overrides: dict[str, Any], resume: str | None
     """Run (or resume) a training run; returns the run folder. Raises :class:`Stopped` (after
     saving) when SIGINT or SIGTERM stopped it."""
     rank, world = _init_distributed()
-    run_dir, cfg = _setup_run(config_path, overrides, resume, rank)
+    run_dir, cfg, start_boards = _setup_run(config_path, overrides, resume, rank)
     with _StopRequest() as stop:
         lock = _lock(run_dir) if rank == 0 else None
         try:
-            return _train(run_dir, cfg, resume, rank, world, stop, log)
+            return _train(run_dir, cfg, start_boards, resume, rank, world, stop, log)
         finally:
             if lock is not None:
                 _unlock(lock)
 
 
 def _train(
-    run_dir: Path, cfg: TrainConfig, resume: str | None, rank: int, world: int, stop: _StopRequest, log
+    run_dir: Path,
+    cfg: TrainConfig,
+    start_boards: torch.Tensor | None,
+    resume: str | None,
+    rank: int,
+    world: int,
+    stop: _StopRequest,
+    log,
 ) -> Path:
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -148,6 +156,8 @@ def _train(
         device,
         cfg.backgame_starts,
         cfg.race_starts,
+        cfg.database_starts,
+        None if start_boards is None else start_boards.to(device),
     )
     progress = Progress()
     buffer: list[tuple[torch.Tensor, torch.Tensor]] = []
@@ -441,16 +451,18 @@ def _init_distributed() -> tuple[int, int]:
     return (dist.get_rank(), dist.get_world_size()) if world > 1 else (0, 1)
 
 
-def _setup_run(config_path, overrides, resume, rank) -> tuple[Path, TrainConfig]:
-    """The run folder and its config: a new folder, or the resumed one (whose config.toml the
-    ``overrides`` change; it is rewritten once the checkpoint has loaded)."""
+def _setup_run(config_path, overrides, resume, rank) -> tuple[Path, TrainConfig, torch.Tensor | None]:
+    """The run folder, its config and the boards of ``database_starts``: a new folder, or the
+    resumed one (whose config.toml the ``overrides`` change; it is rewritten once the checkpoint
+    has loaded). A bad start database is an error before the folder is made."""
     if resume is not None:
         run_dir = Path(resume)
         if not (run_dir / "config.toml").is_file():
             raise ValueError(f"cannot resume {run_dir}: no config.toml there")
         cfg = load_config(run_dir / "config.toml", overrides)
-        return run_dir, cfg
+        return run_dir, cfg, _start_boards(cfg)
     cfg = load_config(config_path, overrides)
+    start_boards = _start_boards(cfg)
     base = Path(cfg.runs_dir) / f"{cfg.name}__{cfg.seed}__{int(time.time())}"
     taken = 0
     if rank == 0:  # mkdir is atomic: two runs started in the same second get two folders
@@ -471,7 +483,14 @@ def _setup_run(config_path, overrides, resume, rank) -> tuple[Path, TrainConfig]
         _write_text_atomic(run_dir / "config.toml", to_toml(cfg))
     if dist.is_initialized():
         dist.barrier()
-    return run_dir, cfg
+    return run_dir, cfg, start_boards
+
+
+def _start_boards(cfg: TrainConfig) -> torch.Tensor | None:
+    if cfg.database_starts == 0:
+        return None
+    boards = PositionDatabase.load(cfg.start_database).training_boards(cfg.start_classes)
+    return torch.as_tensor(boards)
 
 
 def _numbered(base: Path, taken: int) -> Path:

@@ -48,14 +48,22 @@ FORMAT = 1
 HELD_OUT_PER_MILLE = 100  # 10 % of positions, by board hash
 
 
+def backgame_sides(boards) -> torch.Tensor:
+    """``(N, 2)`` bool, per side ``[opponent, on roll]``: it holds a back game (two or more
+    points in the other side's home board while trailing in the race). Errors in back games
+    are one-sided, so they are measured from this side's point of view."""
+    b = torch.as_tensor(boards).long()
+    pips = pip_counts(b)  # (N, 2): [opponent, on roll]
+    anchors = (b[:, :, 18:24] >= 2).sum(-1)  # points held in the other side's home board, per side
+    trailing = torch.stack([pips[:, 0] > pips[:, 1], pips[:, 1] > pips[:, 0]], 1)
+    return (anchors >= 2) & trailing
+
+
 def classify(boards) -> np.ndarray:
     """``(N,)`` index into :data:`CLASSES` of each board ``(N, 2, 25)``."""
     b = torch.as_tensor(boards).long()
     race = is_race(b)
-    pips = pip_counts(b)  # (N, 2): [opponent, on roll]
-    anchors = (b[:, :, 18:24] >= 2).sum(-1)  # points held in the other side's home board, per side
-    trailing = torch.stack([pips[:, 0] > pips[:, 1], pips[:, 1] > pips[:, 0]], 1)
-    backgame = ((anchors >= 2) & trailing).any(-1)
+    backgame = backgame_sides(b).any(-1)
     low = b[:, :, :3].sum(-1) + (CHECKERS - b.sum(-1))  # on the 1-3 points or off, per side
     crashed = (low >= 6).any(-1)
     codes = torch.full((len(b),), CLASSES.index("contact"))
@@ -145,6 +153,18 @@ class PositionDatabase:
         seeds = [self.meta.get("seed")] + [e.get("seed") for e in self.meta.get("extensions", [])]
         if seed in seeds:
             raise ValueError(f"seed {seed} already built this database: extend it with another")
+
+    def training_boards(self, classes: str = "") -> np.ndarray:
+        """The training part's boards of these classes (comma separated; empty: all), for
+        self-play to start from: held-out positions stay unseen, so they can judge the result."""
+        names = [c.strip() for c in classes.split(",") if c.strip()]
+        unknown = [c for c in names if c not in CLASSES]
+        if unknown:
+            raise ValueError(f"unknown position class {unknown[0]!r}: choose from {', '.join(CLASSES)}")
+        keep = ~self.held_out & (np.isin(self.klass, [CLASSES.index(c) for c in names]) if names else True)
+        if not keep.any():
+            raise ValueError(f"the database has no training positions of class {classes or 'any'}")
+        return self.boards[keep]
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Positions per class, per source and per part."""

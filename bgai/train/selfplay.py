@@ -46,10 +46,15 @@ class SelfPlay:
         device: torch.device,
         backgame_starts: float = 0.0,
         race_starts: float = 0.0,
+        database_starts: float = 0.0,
+        start_boards: torch.Tensor | None = None,
     ) -> None:
         self.k, self.lam, self.exploration = k, lam, exploration
         self.generator, self.device = generator, device
         self.backgame_share, self.race_share = backgame_starts, race_starts
+        self.database_share, self.start_boards = database_starts, start_boards
+        if database_starts > 0 and (start_boards is None or not len(start_boards)):
+            raise ValueError("database_starts needs start boards")
         self.start = torch.as_tensor(starting_board(variant), device=device)
         self.boards = self._new_games(k)
         self.turn = torch.zeros(k, dtype=torch.long, device=device)
@@ -60,7 +65,8 @@ class SelfPlay:
     def play_turn(self, net: torch.nn.Module) -> FinishedGames:
         k, dev = self.k, self.device
         dice = roll(k, self.generator, dev)
-        first = self.turn == 0
+        # only a game from the opening position starts with the opening roll (no doubles)
+        first = (self.turn == 0) & (self.boards == self.start).flatten(1).all(1)
         if first.any():
             dice[first] = opening_roll(int(first.sum()), self.generator).to(dev)
         children, parent = expand(self.boards, dice)
@@ -104,17 +110,23 @@ class SelfPlay:
         """``n`` starting boards: the opening position, or with probability ``backgame_starts``
         a random back-game set-up (:func:`bgai.engine.sampling.backgame_starts`), so that TD
         learns positions self-play from the opening hardly reaches, or with probability
-        ``race_starts`` a random race (:func:`bgai.engine.sampling.race_starts`)."""
+        ``race_starts`` a random race (:func:`bgai.engine.sampling.race_starts`), or with
+        probability ``database_starts`` one of ``start_boards`` (positions of a database)."""
         boards = self.start.expand(n, 2, 25).clone()
-        if (self.backgame_share > 0 or self.race_share > 0) and n:
+        if (self.backgame_share > 0 or self.race_share > 0 or self.database_share > 0) and n:
             u = torch.rand(n, generator=self.generator).to(self.device)
+            database_end = self.backgame_share + self.database_share
             for pick, make in (
                 (u < self.backgame_share, backgame_starts),
+                ((u >= self.backgame_share) & (u < database_end), self._database_starts),
                 ((u >= 1 - self.race_share), race_starts),
             ):
                 if pick.any():
                     boards[pick] = make(int(pick.sum()), self.generator).to(boards)
         return boards
+
+    def _database_starts(self, n: int, generator: torch.Generator) -> torch.Tensor:
+        return self.start_boards[torch.randint(len(self.start_boards), (n,), generator=generator)]
 
     def state_dict(self) -> dict[str, torch.Tensor]:
         t_max = int(self.turn.max())

@@ -10,7 +10,8 @@ signed cubeless-equity error of every label set and of every net at 0-ply (with 
 databases), judged by gnubg's 2-ply evaluation (gnubg judges here; it never labels training
 data) or, with ``--judge NAME``, by a label set of the database (rollouts: its positions only,
 and the mean standard error of its equities is printed, since that noise adds to every
-error). Intervals are 95 %.
+error). Back-game errors are also signed for the side holding the back game, where a net's
+bias shows (signed for the player on roll, it cancels). Intervals are 95 %.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from bgai.search.evaluator import GnubgEvaluator
 from bgai.specs import load_player
 from bgai.stats import mean_ci95
 from bgai.train.labels import load_labels
-from bgai.train.positions import CLASSES, PositionDatabase
+from bgai.train.positions import CLASSES, PositionDatabase, backgame_sides
 
 
 def main() -> None:
@@ -82,6 +83,12 @@ def main() -> None:
             e = measure(err)
             cells = [e] + [e[klass == CLASSES.index(c)] for c in classes]
             print(f"{name:<40}" + "".join(_cell(c) for c in cells))
+    # a back game's error is one-sided: signed by the side holding it, the bias shows
+    backgame = klass == CLASSES.index("backgame")
+    sign = np.where(backgame_sides(db.boards[rows[backgame]])[:, 1].numpy(), 1.0, -1.0)
+    print("back games, signed for the side holding the back game (bias)")
+    for name, err in errors.items():
+        print(f"{name:<40}" + _cell(sign * err[backgame]))
 
 
 def _cell(errors: np.ndarray) -> str:

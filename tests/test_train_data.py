@@ -363,6 +363,15 @@ def test_a_listwise_fit_learns_position_labels_beside_the_moves_by_their_weight(
         < min(before["positions_equity_mae"], faint["positions_equity_mae"]) / 2
     )
     assert faint["same_move"] >= 0.7 > before["same_move"] + 0.2
+    # the move labels' level from an anchor, position labels beside (once refused by mistake)
+    anchored_fit = dataclasses.replace(
+        cfg, labels=(moves.name, f"{values.name}:1"), anchor=str(tmp_path / "teacher.pt"), epochs=1
+    )
+    fit(anchored_fit, tmp_path / "anchored", log=lambda _: None)
+    assert (
+        "positions_equity_mae"
+        in torch.load(tmp_path / "anchored" / "latest.pt", weights_only=False)["fit_state"]["history"][-1]
+    )
     with pytest.raises(ValueError, match="needs move labels"):
         FitConfig(database=database, labels=("ply0-best",), loss="listwise")
     with pytest.raises(ValueError, match="with --loss listwise"):
@@ -665,7 +674,7 @@ def test_td_self_play_can_start_from_a_databases_training_positions_of_a_class(
     from bgai.train.loop import train
 
     db = PositionDatabase.load(database)
-    pool = db.training_boards("backgame")
+    pool = db.part_boards("backgame")
     assert (classify(pool) == CLASSES.index("backgame")).all()
     held_out = {b.tobytes() for b in db.boards[db.held_out]}
     assert len(pool) and not any(b.tobytes() in held_out for b in pool)
@@ -693,7 +702,7 @@ def test_td_self_play_can_start_from_a_databases_training_positions_of_a_class(
     assert opening_rolls == [8]
 
     with pytest.raises(ValueError, match="unknown position class 'backgames'"):
-        db.training_boards("backgames")
+        db.part_boards("backgames")
     with pytest.raises(ValueError, match="needs a start_database"):
         load_config(None, {"database_starts": "0.5"})
     runs = tmp_path / "runs"

@@ -489,7 +489,7 @@ def _setup_run(config_path, overrides, resume, rank) -> tuple[Path, TrainConfig,
 def _start_boards(cfg: TrainConfig) -> torch.Tensor | None:
     if cfg.database_starts == 0:
         return None
-    boards = PositionDatabase.load(cfg.start_database).training_boards(cfg.start_classes)
+    boards = PositionDatabase.load(cfg.start_database).part_boards(cfg.start_classes)
     return torch.as_tensor(boards)
 
 

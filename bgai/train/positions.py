@@ -154,16 +154,20 @@ class PositionDatabase:
         if seed in seeds:
             raise ValueError(f"seed {seed} already built this database: extend it with another")
 
-    def training_boards(self, classes: str = "") -> np.ndarray:
-        """The training part's boards of these classes (comma separated; empty: all), for
-        self-play to start from: held-out positions stay unseen, so they can judge the result."""
+    def part_boards(self, classes: str = "", held_out: bool = False) -> np.ndarray:
+        """The boards of the training (or held-out) part of these classes (comma separated;
+        empty: all). Self-play starts from training positions only, so that held-out ones can
+        judge the result."""
         names = [c.strip() for c in classes.split(",") if c.strip()]
         unknown = [c for c in names if c not in CLASSES]
         if unknown:
             raise ValueError(f"unknown position class {unknown[0]!r}: choose from {', '.join(CLASSES)}")
-        keep = ~self.held_out & (np.isin(self.klass, [CLASSES.index(c) for c in names]) if names else True)
+        keep = (self.held_out == held_out) & (
+            np.isin(self.klass, [CLASSES.index(c) for c in names]) if names else True
+        )
         if not keep.any():
-            raise ValueError(f"the database has no training positions of class {classes or 'any'}")
+            part = "held-out" if held_out else "training"
+            raise ValueError(f"the database has no {part} positions of class {classes or 'any'}")
         return self.boards[keep]
 
     def counts(self) -> dict[str, dict[str, int]]:

@@ -11,6 +11,10 @@ choose its move in each, and has the judge (gnubg 2-ply when installed,
 (equity lost per decision x 1000, 95 % interval) and each player's paired difference from the
 last player, with its share of the whole difference: the classes where the net's training
 should go.
+
+With ``--database DB`` the decisions are instead ``--positions`` held-out positions of a
+position database (``--classes``, e.g. ``backgame``: the positions games rarely reach), each
+with a seeded random roll.
 """
 
 from __future__ import annotations
@@ -21,10 +25,11 @@ import numpy as np
 import torch
 
 from bgai.bench import duel
+from bgai.engine.dice import roll
 from bgai.opponent.grade import Decisions, choices_of, decisions_of, sample, unforced
 from bgai.specs import load_judge, load_player
 from bgai.stats import mean_ci95
-from bgai.train.positions import CLASSES, classify
+from bgai.train.positions import CLASSES, PositionDatabase, classify
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=4000, help="decisions judged per player")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--judge", help="judge spec (default gnubg@2ply if installed)")
+    parser.add_argument("--database", help="judge held-out positions of this database instead of games")
+    parser.add_argument("--classes", default="", help="--database: only these classes, comma separated")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -45,9 +52,14 @@ def main(argv: list[str] | None = None) -> int:
     if len(players) < 2:
         parser.error("--players needs at least two players")
     judge = load_judge(args.judge)
-    opponent = load_player(args.opponent) if args.opponent else players[-1]
-    logs = duel(players[0], opponent, args.games, seed=args.seed, record=True).logs
-    pool = Decisions.concat([decisions_of(logs, side) for side in "AB"])
+    if args.database:
+        pool = _held_out_decisions(args.database, args.classes, args.seed)
+        source = f"held-out positions of {args.database} ({args.classes or 'all classes'}) with random rolls"
+    else:
+        opponent = load_player(args.opponent) if args.opponent else players[-1]
+        logs = duel(players[0], opponent, args.games, seed=args.seed, record=True).logs
+        pool = Decisions.concat([decisions_of(logs, side) for side in "AB"])
+        source = f"{args.games} games of {players[0].name} vs {opponent.name}"
     pool = pool.subset(torch.nonzero(unforced(pool)).flatten())
     positions = sample(pool, args.positions, args.seed)
     klass = classify(positions.boards)
@@ -55,8 +67,8 @@ def main(argv: list[str] | None = None) -> int:
 
     reference = players[-1].name
     print(
-        f"judged by {judge.name}; {len(positions)} unforced decisions from {args.games} games of "
-        f"{players[0].name} vs {opponent.name}, seed {args.seed}; error rates x 1000"
+        f"judged by {judge.name}; {len(positions)} unforced decisions from {source}, seed {args.seed}; "
+        "error rates x 1000"
     )
     head = " | ".join(p.name for p in players)
     diffs = " | ".join(f"{p.name} − {reference} (share of total)" for p in players[:-1])
@@ -74,6 +86,13 @@ def main(argv: list[str] | None = None) -> int:
             parts.append(f"{_rate(d[mask], signed=True)} ({100 * share:.0f} %)")
         print(f"| {name} | {mask.sum()} ({100 * mask.mean():.0f} %) | {rates} | {' | '.join(parts)} |")
     return 0
+
+
+def _held_out_decisions(folder: str, classes: str, seed: int) -> Decisions:
+    """The held-out positions of a database (of ``classes``), each with a seeded roll."""
+    boards = torch.as_tensor(PositionDatabase.load(folder).part_boards(classes, held_out=True))
+    dice = roll(len(boards), torch.Generator().manual_seed(seed))
+    return Decisions(boards, dice, boards.clone())  # ``chosen`` is filled in by each player
 
 
 def _rate(lost: np.ndarray, signed: bool = False) -> str:

@@ -39,7 +39,7 @@ from bgai.rollout import RolloutSettings, rollout_positions
 from bgai.search.evaluator import Evaluator
 from bgai.search.ply import FilterStage, evaluate_position, keep_by_filter
 from bgai.train.distill import LabelledAfterstates, afterstates_of
-from bgai.train.positions import CLASSES, SOURCES, PositionDatabase, load_npz, save_npz
+from bgai.train.positions import SOURCES, PositionDatabase, class_codes, load_npz, save_npz
 
 POSITION_KINDS = ("ply0", "ply1", "ply2", "rollout")
 MOVE_KINDS = ("moves0", "moves1", "moves2")
@@ -75,9 +75,7 @@ class LabelJob:
             raise ValueError(f"unknown label kind {self.kind!r}: choose one of {', '.join(KINDS)}")
         if self.player.split("@")[0].split(":")[0] == "gnubg":
             raise ValueError("labels never come from gnubg (it may only judge): label with a bgai player")
-        unknown = [c for c in self.classes if c not in CLASSES]
-        if unknown:
-            raise ValueError(f"unknown position class {unknown[0]!r}: choose from {', '.join(CLASSES)}")
+        class_codes(self.classes)
         unknown = [c for c in self.sources if c not in SOURCES]
         if unknown:
             raise ValueError(f"unknown position source {unknown[0]!r}: choose from {', '.join(SOURCES)}")
@@ -137,7 +135,7 @@ class LabelJob:
         extending a database leaves a job's order so far as it was."""
         keep = np.ones(len(db), dtype=bool)
         if self.classes:
-            keep &= np.isin(db.klass, [CLASSES.index(c) for c in self.classes])
+            keep &= np.isin(db.klass, class_codes(self.classes))
         if self.sources:
             keep &= np.isin(db.source, [SOURCES.index(c) for c in self.sources])
         if self.held_out_only:

@@ -48,6 +48,14 @@ FORMAT = 1
 HELD_OUT_PER_MILLE = 100  # 10 % of positions, by board hash
 
 
+def class_codes(names) -> list[int]:
+    """Indices into :data:`CLASSES` of these class names; an unknown one is a one-line error."""
+    unknown = [c for c in names if c not in CLASSES]
+    if unknown:
+        raise ValueError(f"unknown position class {unknown[0]!r}: choose from {', '.join(CLASSES)}")
+    return [CLASSES.index(c) for c in names]
+
+
 def backgame_sides(boards) -> torch.Tensor:
     """``(N, 2)`` bool, per side ``[opponent, on roll]``: it holds a back game (two or more
     points in the other side's home board while trailing in the race). Errors in back games
@@ -158,13 +166,8 @@ class PositionDatabase:
         """The boards of the training (or held-out) part of these classes (comma separated;
         empty: all). Self-play starts from training positions only, so that held-out ones can
         judge the result."""
-        names = [c.strip() for c in classes.split(",") if c.strip()]
-        unknown = [c for c in names if c not in CLASSES]
-        if unknown:
-            raise ValueError(f"unknown position class {unknown[0]!r}: choose from {', '.join(CLASSES)}")
-        keep = (self.held_out == held_out) & (
-            np.isin(self.klass, [CLASSES.index(c) for c in names]) if names else True
-        )
+        codes = class_codes([c.strip() for c in classes.split(",") if c.strip()])
+        keep = (self.held_out == held_out) & (np.isin(self.klass, codes) if codes else True)
         if not keep.any():
             part = "held-out" if held_out else "training"
             raise ValueError(f"the database has no {part} positions of class {classes or 'any'}")

@@ -305,8 +305,9 @@ class _MoveChoices:
     def __init__(self, cfg: FitConfig, net: ValueNet) -> None:
         db = PositionDatabase.load(cfg.database)
         values = tuple(e for e in cfg.labels if not is_move_labels(label_weight(e)[0]))
-        positions = replace(cfg, labels=values, loss="mse", anchor="")  # an anchor is for move labels
-        self.positions = _Positions(positions, net) if values else None
+        self.positions = None
+        if values:  # position labels beside the moves (an anchor is for move labels only)
+            self.positions = _Positions(replace(cfg, labels=values, loss="mse", anchor=""), net)
         sets, covered = [], ~usable(cfg, db)
         for entry in reversed(cfg.labels):  # a later set wins on the positions both label
             name, _ = label_weight(entry)

@@ -61,6 +61,7 @@ from bgai.train.labels import is_move_labels, load_labels, load_move_labels, wit
 from bgai.train.positions import CLASSES, PositionDatabase
 
 LOSSES = ("mse", "ce", "listwise")
+CHUNK = 65536  # positions encoded, masked or valued at once outside the training steps (bounds memory)
 SCHEDULES = ("constant", "cosine")
 
 
@@ -420,7 +421,7 @@ def anchored(data: LabelledAfterstates, anchor: torch.Tensor) -> torch.Tensor:
     return (data.probs + shift[data.group]).clamp(0, 1)
 
 
-def _values_of(spec: str, boards: torch.Tensor, chunk: int = 65536) -> torch.Tensor:
+def _values_of(spec: str, boards: torch.Tensor, chunk: int = CHUNK) -> torch.Tensor:
     """``(M, 5)`` 0-ply probabilities of the net ``spec`` (a checkpoint or shipped name) for
     ``boards`` (the player on roll in row 1), on the CPU."""
     net = load_net(checkpoint_path(spec))
@@ -452,7 +453,7 @@ def _device(net: ValueNet) -> torch.device:
     return next(net.parameters()).device
 
 
-def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tensor:
+def _encode(net: ValueNet, boards: np.ndarray, chunk: int = CHUNK) -> torch.Tensor:
     """The net's inputs for ``boards``, made once, a chunk at a time into one preallocated
     tensor on the net's device (millions of afterstates: the boards stay int8 and the inputs
     are never held twice)."""
@@ -466,7 +467,7 @@ def _encode(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tens
     return x
 
 
-def _allowed(net: ValueNet, boards: np.ndarray, chunk: int = 65536) -> torch.Tensor:
+def _allowed(net: ValueNet, boards: np.ndarray, chunk: int = CHUNK) -> torch.Tensor:
     """``(N, 5)`` bool on the net's device: :func:`possible_outcomes` of ``boards``, which the
     evaluators apply to every value (labels made by a net carry its zeros; so must the student),
     a chunk at a time as :func:`_encode`."""
@@ -497,7 +498,7 @@ def _measure(net: ValueNet, x, allowed, y, w, klass, rows, loss_kind: str) -> di
     net.eval()
     with torch.no_grad():
         idx = torch.as_tensor(rows, device=x.device)
-        probs = torch.cat([_probs(net, x, allowed, idx[i : i + 65536]) for i in range(0, len(idx), 65536)])
+        probs = torch.cat([_probs(net, x, allowed, idx[i : i + CHUNK]) for i in range(0, len(idx), CHUNK)])
         target = y[idx]
         loss = float(position_loss(probs, target, w[idx], loss_kind)) if len(idx) else float("nan")
         err = (cubeless_equity(probs) - cubeless_equity(target)).abs().cpu().numpy()

@@ -8,6 +8,8 @@ net as the evaluator.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -23,7 +25,7 @@ from bgai.cube.analysis import (
     position_classes,
     why_no_double,
 )
-from bgai.cube.search import roll_tree
+from bgai.cube.search import cube_analysis, roll_tree
 from bgai.engine.board import starting_board
 from bgai.formats import MatchState, decode_gnubg_id, decode_position_id
 from bgai.search.evaluator import GnubgEvaluator, terminal_probs
@@ -207,13 +209,20 @@ def test_many_positions_with_their_own_cube_states_equal_one_at_a_time():
 # --- the cubeful search ------------------------------------------------------------------------
 
 
+def search_alone(evaluator, board, state: CubeState, plies: int):
+    """The cubeful search with Janowski's leaves only: the tree without the exact money table
+    of two-sided bear-offs (:mod:`bgai.cube.bearoff`), which every position here is."""
+    tree = roll_tree(evaluator, torch.as_tensor(board)[None], plies)
+    return cube_analysis(dataclasses.replace(tree, exact=()), state)
+
+
 @pytest.mark.parametrize("plies", [1, 2])
 @pytest.mark.parametrize("pid", list(LAST_ROLL))
 def test_last_roll_positions_are_exact_at_one_and_two_plies(pid, plies):
     """Money, centred cube: ND = 2p - 1 and DT = 2(2p - 1) with p the share of the 21 rolls
     (doubles once, the others twice) that bear off both checkers (cube.md §3.1)."""
     p = LAST_ROLL[pid] / 36
-    ours = analyse_position(ON_ROLL_WINS, decode_position_id(pid), CubeState.money(), plies=plies)
+    ours = search_alone(ON_ROLL_WINS, decode_position_id(pid), CubeState.money(), plies)
     assert ours.nd[0] == pytest.approx(2 * p - 1, abs=1e-12)
     assert ours.dt[0] == pytest.approx(2 * (2 * p - 1), abs=1e-12)
     assert ours.probs[0, 0] == pytest.approx(p, abs=1e-12)
@@ -222,13 +231,13 @@ def test_last_roll_positions_are_exact_at_one_and_two_plies(pid, plies):
 
 
 def test_the_zero_ply_leaf_misses_the_dead_cube_that_the_search_sees():
-    """Janowski with a live cube says no double at p = 19/36; one ply of lookahead doubles."""
+    """Janowski with a live cube says no double at p = 19/36; one ply of lookahead doubles, and
+    so does the exact table of money bear-offs at 0-ply already."""
     board = decode_position_id("AQAAiAAAAAAAAA")
     exact_probs = FixedEvaluator([19 / 36, 0, 0, 0, 0])
-    assert (
-        analyse_position(exact_probs, board, CubeState.money(), plies=0).decision[0].startswith("No double")
-    )
-    assert analyse_position(ON_ROLL_WINS, board, CubeState.money(), plies=1).decision[0] == "Double, take"
+    assert search_alone(exact_probs, board, CubeState.money(), 0).decision[0].startswith("No double")
+    assert search_alone(ON_ROLL_WINS, board, CubeState.money(), 1).decision[0] == "Double, take"
+    assert analyse_position(exact_probs, board, CubeState.money(), plies=0).decision[0] == "Double, take"
 
 
 def test_the_roll_tree_has_21_leaves_per_ply():

@@ -10,7 +10,9 @@
 
 The one-sided database ships as package data (``bgai/data/bearoff/``); the two-sided table is
 built on first use (seconds) and cached under ``~/.cache/bgai/bearoff`` (see
-:func:`~bgai.bearoff.one_sided.cache_dir`). ``scripts/build/build_bearoff.py`` rebuilds both.
+:func:`~bgai.bearoff.one_sided.cache_dir`), as is the cubeful money table that
+:mod:`bgai.cube.bearoff` solves on the same edges. ``scripts/build/build_bearoff.py`` rebuilds
+all three.
 """
 
 from bgai.bearoff.evaluator import BearoffEvaluator, is_bearoff

@@ -253,7 +253,9 @@ def find_or_build(name: str, build, load):
     print(f"bgai: building bear-off database {name} (once; cached at {path}) ...", file=sys.stderr)
     t = time.perf_counter()
     db = build()
-    db.save(path)
+    partial = path.with_name(f"{path.stem}.{os.getpid()}.partial{path.suffix}")
+    db.save(partial)
+    partial.replace(path)  # whole or not at all, for a process that builds the same beside us
     print(f"bgai: built {name} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
     return db
 

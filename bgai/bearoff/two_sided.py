@@ -13,11 +13,15 @@ Computed by dynamic programming over (mover, opponent) pairs by increasing total
 
 (the opponent moves next from ``b`` against ``c``), with ``win[empty, b] = 1`` (the player
 on roll has already borne off everything) and ``win[a, empty] = 0`` for ``a`` not empty.
-Each pip level is one batched gather over every pair of the level and every afterstate.
+Each pip level (:func:`pair_levels`) is one batched gather over every pair of the level and every
+afterstate (:func:`mean_of_best_moves`); :mod:`bgai.cube.bearoff` solves the cubeful money game
+on the same two.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,29 +70,45 @@ def build_two_sided(max_checkers: int = TWO_SIDED_CHECKERS) -> TwoSidedDB:
     n = len(homes)
     win = torch.zeros((n, n), dtype=torch.float64)
     win[0, :] = 1.0
+    for a, b in pair_levels(homes):
+        win[a, b] = mean_of_best_moves(a, b, child, start, lambda opponent, after: 1 - win[opponent, after])
+    return TwoSidedDB(win.float())
+
+
+def pair_levels(homes: torch.Tensor) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """Every (mover, opponent) pair of non-empty ``homes`` indices, a batch per total pip count,
+    lowest first: every move lowers the pips, so a pair's afterstates are all in earlier batches."""
+    n = len(homes)
     pips = home_pips(homes)
     a, b = torch.meshgrid(torch.arange(1, n), torch.arange(1, n), indexing="ij")
     a, b = a.reshape(-1), b.reshape(-1)
     total = pips[a] + pips[b]
     order = torch.argsort(total, stable=True)
     a, b, total = a[order], b[order], total[order]
-    bounds = torch.searchsorted(total, torch.arange(int(total.max()) + 2))
-    for level in range(len(bounds) - 1):
-        lo, hi = int(bounds[level]), int(bounds[level + 1])
+    bounds = torch.searchsorted(total, torch.arange(int(total.max()) + 2)).tolist()
+    for lo, hi in itertools.pairwise(bounds):
         if hi > lo:
-            win[a[lo:hi], b[lo:hi]] = _best_replies(a[lo:hi], b[lo:hi], child, start, win)
-    return TwoSidedDB(win.float())
+            yield a[lo:hi], b[lo:hi]
 
 
-def _best_replies(a, b, child, start, win) -> torch.Tensor:
-    """P(win) of each pair (a, b), playing every roll to leave the opponent the least."""
+def mean_of_best_moves(a, b, child, start, value) -> torch.Tensor:
+    """For each pair (mover ``a``, opponent ``b``): the mean over the 36 rolls of the mover's best
+    afterstate, ``value(opponent, afterstate)`` being the mover's value of leaving ``afterstate``
+    with ``opponent`` to roll (``(E,)``, or ``(E, K)``: K values, each maximised on its own).
+
+    ``child``, ``start`` are :func:`~bgai.bearoff.one_sided.afterstate_edges` of the positions.
+    Returns ``(len(a),)`` or ``(len(a), K)``.
+    """
     rolls = len(ROLLS)
     edges, pair = roll_edges(a, start)
     after = child[edges].long()
-    opponent = b[torch.div(pair, rolls, rounding_mode="floor")]
-    value = 1 - win.view(-1)[opponent * len(win) + after]
-    best = torch.full((len(a) * rolls,), -1.0, dtype=win.dtype).scatter_reduce_(0, pair, value, "amax")
-    return (best.view(len(a), rolls) * ROLL_WEIGHTS).sum(1) / 36
+    values = value(b[torch.div(pair, rolls, rounding_mode="floor")], after)
+    extra = values.shape[1:]
+    index = pair.view(-1, *(1,) * len(extra)).expand_as(values)
+    best = torch.full((len(a) * rolls, *extra), -torch.inf, dtype=values.dtype)
+    best.scatter_reduce_(0, index, values, "amax")
+    weights = ROLL_WEIGHTS.to(values.dtype).view(1, rolls, *(1,) * len(extra))
+    return (best.view(len(a), rolls, *extra) * weights).sum(1) / 36
 
 
 TWO_SIDED_FILE = f"two_sided_{TWO_SIDED_CHECKERS}.npz"

@@ -2,10 +2,10 @@
 
 The package sits on the search layer: its core reads probabilities only, and the modules on
 top of it reach down to boards and evaluators (one way: analysis, then search, then
-efficiency). Probabilities are 5-vectors for the player on roll, ``(win, win gammon, win
-backgammon, lose gammon, lose backgammon)`` with gammons
-including backgammons, batched as ``(N, 5)`` arrays (numpy or torch); every equity and
-decision is the player on roll's (the would-be doubler's).
+bearoff, then efficiency). Probabilities are 5-vectors for the player on roll, ``(win, win
+gammon, win backgammon, lose gammon, lose backgammon)`` with gammons including backgammons,
+batched as ``(N, 5)`` arrays (numpy or torch); every equity and decision is the player on
+roll's (the would-be doubler's).
 
 Probabilities in, no boards (they import nothing above :mod:`bgai.cube`):
 
@@ -20,6 +20,8 @@ Probabilities in, no boards (they import nothing above :mod:`bgai.cube`):
 Boards and evaluators in (engine, formats, model and :mod:`bgai.search` below them):
 
 * :mod:`bgai.cube.efficiency`: gnubg's position classes and their cube efficiencies;
+* :mod:`bgai.cube.bearoff`: exact cubeful money equities of two-sided bear-offs (on the
+  tables of :mod:`bgai.bearoff`), which replace Janowski's model there;
 * :mod:`bgai.cube.search`: the cubeful n-ply lookahead behind the 1- and 2-ply analysis;
 * :mod:`bgai.cube.analysis`: cube states from a :class:`~bgai.formats.MatchState`, the cube
   analysis of positions at 0, 1 or 2 ply, and :class:`~bgai.cube.analysis.CubeDecider`, the

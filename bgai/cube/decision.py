@@ -55,7 +55,9 @@ class CubeAnalysis:
 
 
 def analyse_cube(probs, state: CubeState, x, met: MatchEquityTable | None = None) -> CubeAnalysis:
-    """gnubg's 0-ply cube analysis of each position for the player on roll."""
+    """gnubg's 0-ply cube analysis of each position for the player on roll, from probabilities
+    alone (Janowski's model everywhere; :func:`bgai.cube.search.cube_analysis`, which sees the
+    boards, reads money two-sided bear-offs from their exact table instead)."""
     p = money.as_probs(probs)
     n = p.shape[0]
     if state.is_money:

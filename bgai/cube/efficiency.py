@@ -6,7 +6,8 @@ one for leaves of a 0-1 ply analysis and one for 2+ ply.
 
 * :func:`cube_efficiency`: ``x`` of one class (and pip count);
 * :func:`position_classes`: gnubg's class of each board ``(N, 2, 25)`` (player on roll in row 1);
-* :func:`cube_efficiencies`: ``x`` of each board, batched.
+* :func:`cube_efficiencies`: ``x`` of each board, batched;
+* :func:`class_codes`: the classes as codes, batched.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from functools import cache
 import numpy as np
 import torch
 
+from bgai.bearoff.two_sided import TWO_SIDED_CHECKERS  # gnubg's two-sided database holds as many
 from bgai.engine.board import CHECKERS, is_race, pip_counts
 
 HOME_POINTS = 6
-TWO_SIDED_CHECKERS = 6
-"""gnubg's shipped two-sided bear-off database: up to 6 checkers on each side's 6 home points."""
 HYPERGAMMON_CHECKERS = 3
 
 CLASSES = ("over", "contact", "race", "bearoff_os", "bearoff_ts", "hypergammon")
@@ -32,9 +32,9 @@ def cube_efficiency(position_class: str, pips_on_roll: int = 0, *, plies: int = 
 
     ``plies <= 1`` gives the 0-1 ply set, more the 2+ ply set. Classes: ``contact``,
     ``crashed``, ``race`` (depends on the pip count of the player on roll), ``bearoff_os``
-    (one-sided database), ``bearoff_ts`` (two-sided database: gnubg uses exact cubeful
-    database equities in money play, 0.6 is its match-play fallback), ``hypergammon`` and
-    ``over`` (game finished: dead cube).
+    (one-sided database), ``bearoff_ts`` (two-sided database: money play uses exact cubeful
+    equities there, :mod:`bgai.cube.bearoff`, as gnubg does; 0.6 is the match-play fallback),
+    ``hypergammon`` and ``over`` (game finished: dead cube).
     """
     shallow = plies <= 1
     if position_class in ("contact", "crashed"):
@@ -58,14 +58,14 @@ def position_classes(boards, checkers: int = CHECKERS) -> list[str]:
     ``bearoff_ts`` (both sides home with at most 6 checkers: gnubg's two-sided database),
     ``bearoff_os`` (both sides home: its one-sided database) and ``race``.
     """
-    codes = _class_codes(torch.as_tensor(boards), checkers)
+    codes = class_codes(torch.as_tensor(boards), checkers)
     return [CLASSES[c] for c in codes.tolist()]
 
 
 def cube_efficiencies(boards, plies: int = 0, checkers: int = CHECKERS) -> np.ndarray:
     """``(N,)`` gnubg's cube efficiency ``x`` of each board, from the 0-1 or the 2+ ply set."""
     b = torch.as_tensor(boards)
-    codes = _class_codes(b, checkers).numpy()
+    codes = class_codes(b, checkers).numpy()
     pips = pip_counts(b.reshape(-1, 2, 25))[..., 1].cpu().numpy()
     by_class = np.array([cube_efficiency(name, 0, plies=plies) for name in CLASSES])
     x = by_class[codes]
@@ -83,8 +83,8 @@ def _race_efficiency(deep: bool) -> np.ndarray:
     return np.array([cube_efficiency("race", p, plies=2 if deep else 0) for p in range(_MAX_PIPS + 1)])
 
 
-def _class_codes(boards: torch.Tensor, checkers: int) -> torch.Tensor:
-    """Index into :data:`CLASSES` for each board (on the CPU)."""
+def class_codes(boards: torch.Tensor, checkers: int = CHECKERS) -> torch.Tensor:
+    """``(N,)`` index into :data:`CLASSES` of each board (on the CPU), as :func:`position_classes`."""
     b = boards.cpu().reshape(-1, 2, 25).long()
     counts = b.sum(-1)
     if checkers == HYPERGAMMON_CHECKERS:

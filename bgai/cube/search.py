@@ -9,6 +9,8 @@ a cube decision** and Janowski's cube efficiency is used **only at the leaves**:
 * at a leaf (0-ply) ND and DT are gnubg's 0-ply cubeful equities of the evaluator's cubeless
   probabilities, with the leaf's cube efficiency (:func:`bgai.cube.efficiency.cube_efficiencies`,
   gnubg's 0-1 ply set in a 1-ply search, its 2+ ply set in a 2-ply one);
+* in money play a two-sided bear-off, leaf or node (the root too), takes its exact ND and DT
+  from :mod:`bgai.cube.bearoff` instead: the search stops there, as gnubg's does;
 * above a leaf, ND (or DT) is the average over the 21 rolls of X's best move, the resulting
   position (O on roll, in the same cube state seen from O) valued one ply shallower from O's
   side and turned back into X's value;
@@ -31,8 +33,9 @@ Simplifications compared with gnubg (deliberate):
   table); gnubg picks them by 0-ply cubeful equity in the node's cube state, by default after
   a pre-selection with its pruning nets;
 * beavers are not considered inside the search (gnubg neither), only in the root's wording;
-* two-sided bear-offs get the 0.6 efficiency of bear-offs; gnubg's money play uses exact
-  cubeful equities from its two-sided database there (and stops its search at them).
+* two-sided bear-offs in match play get the 0.6 efficiency of bear-offs (the exact table is
+  for money play); gnubg's match play departs from that in about a third of them
+  (``docs/cube.md``, "Exact equities in small bear-offs").
 
 Measured (``scripts/measure/cube_quality.py --player gnubg --plies 2``): with gnubg's own 0-ply net as
 the evaluator, this search gives gnubg 2-ply's proper cube action on 99.3 % of 5000 (position,
@@ -50,6 +53,7 @@ import numpy as np
 import torch
 
 from bgai.cube import match
+from bgai.cube.bearoff import OWNERS, exact_no_double
 from bgai.cube.decision import PositionCubeAnalysis, analyse_cube, decision_labels
 from bgai.cube.efficiency import cube_efficiencies
 from bgai.cube.met import MatchEquityTable, kazaross_xg2
@@ -79,20 +83,29 @@ class RollTree:
     Leaf ``k`` of position ``i`` is row ``i * 21**plies + k``; ``k`` counts the rolls of the
     first ply slowest (in :data:`bgai.engine.dice.ROLLS` order). ``probs`` ``(n * 21**plies, 5)``
     are for the player on roll at the leaf (the root's player when ``plies`` is even), ``x``
-    the leaf's cube efficiency.
+    the leaf's cube efficiency. ``exact[d]``, for the nodes ``d`` plies above the leaves (rows
+    as the leaves', ``21**(plies - d)`` per position), holds the exact money no-double equities
+    of two-sided bear-offs by cube owner (:func:`bgai.cube.bearoff.exact_no_double`: NaN
+    elsewhere); empty, no node has any.
     """
 
     probs: np.ndarray
     x: np.ndarray
     plies: int
     n: int
+    exact: tuple[np.ndarray, ...] = ()
 
     def subset(self, rows) -> RollTree:
         """The tree of positions ``rows`` only."""
         rows = np.asarray(rows, dtype=np.int64)
-        leaves = N_ROLLS**self.plies
-        index = (rows[:, None] * leaves + np.arange(leaves)[None, :]).ravel()
-        return RollTree(self.probs[index], self.x[index], self.plies, len(rows))
+
+        def nodes(depth: int) -> np.ndarray:
+            per_position = N_ROLLS ** (self.plies - depth)
+            return (rows[:, None] * per_position + np.arange(per_position)[None, :]).ravel()
+
+        leaves = nodes(0)
+        exact = tuple(level[nodes(d)] for d, level in enumerate(self.exact))
+        return RollTree(self.probs[leaves], self.x[leaves], self.plies, len(rows), exact)
 
     def cubeless(self) -> np.ndarray:
         """``(n, 5)`` cubeless probabilities of each root at ``plies`` (the n-ply evaluation)."""
@@ -117,11 +130,14 @@ def roll_tree(
     is on, by the mover's cubeless match winning chance at the score, so that a player at
     1-away, say, saves gammons as gnubg's cubeful search does. A finished game stays finished.
     ``efficiency_plies`` picks gnubg's cube efficiency set for the leaves (default ``plies``:
-    the 0-1 ply set up to 1-ply, the 2+ ply set beyond).
+    the 0-1 ply set up to 1-ply, the 2+ ply set beyond). Every ply's two-sided bear-offs get
+    their exact money equities.
     """
     if plies < 0:
         raise ValueError(f"plies must be 0 or more, got {plies}")
     current = torch.as_tensor(boards)
+    checkers = getattr(evaluator, "checkers", CHECKERS)
+    exact = [exact_no_double(current, checkers)]
     if plies == 0:
         probs = evaluator.evaluate(current)
     movers = None
@@ -130,11 +146,12 @@ def roll_tree(
         met = met or kazaross_xg2()
     for _ in range(plies):
         current, probs = _best_replies(evaluator, current, movers, met)
+        exact.append(exact_no_double(current, checkers))
         if movers is not None:  # the next player on roll, 21 rolls per position
             movers = [s.swapped() for s in movers for _ in range(N_ROLLS)]
-    checkers = getattr(evaluator, "checkers", CHECKERS)
     x = cube_efficiencies(current, plies if efficiency_plies is None else efficiency_plies, checkers)
-    return RollTree(probs.double().cpu().numpy(), x, plies, len(torch.as_tensor(boards)))
+    n = len(torch.as_tensor(boards))
+    return RollTree(probs.double().cpu().numpy(), x, plies, n, tuple(reversed(exact)))
 
 
 def _best_replies(
@@ -176,19 +193,20 @@ def _best_replies(
 def cube_analysis(
     tree: RollTree, state: CubeState, met: MatchEquityTable | None = None
 ) -> PositionCubeAnalysis:
-    """ND / DT / DP (normalised to the root's cube) and gnubg's wording, for every root of ``tree``."""
+    """ND / DT / DP (normalised to the root's cube) and gnubg's wording, for every root of ``tree``.
+
+    At 0-ply this is :func:`~bgai.cube.decision.analyse_cube` on the leaves' probabilities, but
+    for the exact equities of money two-sided bear-offs.
+    """
     met = met or kazaross_xg2()
     probs = tree.cubeless()
     states = (state,) * tree.n
-    if tree.plies == 0:
-        a = analyse_cube(probs, state, tree.x, met)
-        return PositionCubeAnalysis(a.nd, a.dt, a.dp, a.decision, probs, states, 0)
-    nd = _normalise(_value(tree.probs, tree.x, state, tree.plies, False, met), state, met)
+    nd = _normalise(_value(tree, state, tree.plies, False, met), state, met)
     if not state.can_double:
         # Only gnubg's wording of "no cube" is wanted from the 0-ply analysis.
         a = analyse_cube(probs, state, 0.0, met)
         return PositionCubeAnalysis(nd, a.dt, a.dp, a.decision, probs, states, tree.plies)
-    dt = _normalise(_value(tree.probs, tree.x, state.doubled(), tree.plies, False, met), state, met)
+    dt = _normalise(_value(tree, state.doubled(), tree.plies, False, met), state, met)
     dp = np.ones(tree.n)
     decision = decision_labels(nd, dt, dp, probs, state)
     return PositionCubeAnalysis(nd, dt, dp, decision, probs, states, tree.plies)
@@ -205,24 +223,31 @@ def cubeful_value(
     Checker-play analysis (:mod:`bgai.analyse`) values each candidate move so: the tree of its
     afterstate, the opponent on roll (a 0-ply tree is ``RollTree(probs, x, 0, n)``).
     """
-    return _value(tree.probs, tree.x, state, tree.plies, may_double, met or kazaross_xg2())
+    return _value(tree, state, tree.plies, may_double, met or kazaross_xg2())
 
 
-def _value(probs, x, state: CubeState, depth: int, decide: bool, met: MatchEquityTable) -> np.ndarray:
+def _value(tree: RollTree, state: CubeState, depth: int, decide: bool, met: MatchEquityTable) -> np.ndarray:
     """Cubeful value of each node ``depth`` plies above the leaves, for its player on roll.
 
     Money: points (cube x normalised equity); match: MWC. ``decide``: the player on roll may
-    turn the cube here (every node but the root, leaves included).
+    turn the cube here (every node but the root, leaves included). The one place where a value
+    does not come from the children: Janowski on a leaf's probabilities or, in money play, the
+    exact table of a two-sided bear-off, leaf or not.
     """
 
     def in_state(s: CubeState) -> np.ndarray:
         if depth == 0:
             if s.is_money:
-                return s.cube * cubeful_equity(probs, x, s.owner, jacoby=s.jacoby)
-            return match.cubeful_mwc(probs, s, x, met)
-        child = _value(probs, x, s.swapped(), depth - 1, True, met).reshape(-1, N_ROLLS)
-        mine = -child if s.is_money else 1.0 - child
-        return _average_over_rolls(mine)
+                value = s.cube * cubeful_equity(tree.probs, tree.x, s.owner, jacoby=s.jacoby)
+            else:
+                value = match.cubeful_mwc(tree.probs, s, tree.x, met)
+        else:
+            child = _value(tree, s.swapped(), depth - 1, True, met).reshape(-1, N_ROLLS)
+            value = _average_over_rolls(-child if s.is_money else 1.0 - child)
+        if s.is_money and depth < len(tree.exact):
+            exact = tree.exact[depth][:, OWNERS.index(s.owner)]
+            value = np.where(np.isnan(exact), value, s.cube * exact)
+        return value
 
     no_double = in_state(state)
     if not (decide and state.can_double):

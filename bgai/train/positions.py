@@ -67,13 +67,20 @@ def backgame_sides(boards) -> torch.Tensor:
     return (anchors >= 2) & trailing
 
 
+def crashed_sides(boards) -> torch.Tensor:
+    """``(N, 2)`` bool, per side ``[opponent, on roll]``: its board has crashed (six or more
+    checkers on its 1-3 points or borne off). Like back games, crashed positions are misjudged
+    one-sidedly, so their errors are measured from the crashed side's point of view."""
+    b = torch.as_tensor(boards).long()
+    return b[:, :, :3].sum(-1) + (CHECKERS - b.sum(-1)) >= 6
+
+
 def classify(boards) -> np.ndarray:
     """``(N,)`` index into :data:`CLASSES` of each board ``(N, 2, 25)``."""
     b = torch.as_tensor(boards).long()
     race = is_race(b)
     backgame = backgame_sides(b).any(-1)
-    low = b[:, :, :3].sum(-1) + (CHECKERS - b.sum(-1))  # on the 1-3 points or off, per side
-    crashed = (low >= 6).any(-1)
+    crashed = crashed_sides(b).any(-1)
     codes = torch.full((len(b),), CLASSES.index("contact"))
     codes[crashed] = CLASSES.index("crashed")
     codes[backgame] = CLASSES.index("backgame")

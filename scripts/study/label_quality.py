@@ -10,8 +10,9 @@ signed cubeless-equity error of every label set and of every net at 0-ply (with 
 databases), judged by gnubg's 2-ply evaluation (gnubg judges here; it never labels training
 data) or, with ``--judge NAME``, by a label set of the database (rollouts: its positions only,
 and the mean standard error of its equities is printed, since that noise adds to every
-error). Back-game errors are also signed for the side holding the back game, where a net's
-bias shows (signed for the player on roll, it cancels). Intervals are 95 %.
+error). Back-game errors are also signed for the side holding the back game, and crashed
+boards' for the crashed side, where a net's bias shows (signed for the player on roll, it
+cancels). Intervals are 95 %.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from bgai.search.evaluator import GnubgEvaluator
 from bgai.specs import load_player
 from bgai.stats import mean_ci95
 from bgai.train.labels import load_labels
-from bgai.train.positions import CLASSES, PositionDatabase, backgame_sides
+from bgai.train.positions import CLASSES, PositionDatabase, backgame_sides, crashed_sides
 
 
 def main() -> None:
@@ -89,6 +90,13 @@ def main() -> None:
     print("back games, signed for the side holding the back game (bias)")
     for name, err in errors.items():
         print(f"{name:<40}" + _cell(sign * err[backgame]))
+    # so is a crashed board's, where one side alone has crashed
+    sides = crashed_sides(db.boards[rows]).numpy()
+    crashed = (klass == CLASSES.index("crashed")) & (sides.sum(-1) == 1)
+    sign = np.where(sides[crashed, 1], 1.0, -1.0)
+    print(f"crashed boards of one side ({int(crashed.sum())}), signed for the crashed side (bias)")
+    for name, err in errors.items():
+        print(f"{name:<40}" + _cell(sign * err[crashed]))
 
 
 def _cell(errors: np.ndarray) -> str:

@@ -8,9 +8,11 @@ import torch
 
 from bgai.bearoff import BearoffEvaluator
 from bgai.cli.main import main
-from bgai.cube import CubeState
+from bgai.cube import CubeState, Owner
+from bgai.cube.analysis import analyse_positions
+from bgai.cube.bearoff import OWNERS, exact_no_double
 from bgai.engine.board import starting_board
-from bgai.formats import encode_position_id
+from bgai.formats import decode_position_id, encode_position_id
 from bgai.rollout import RolloutSettings, rollout_moves, rollout_positions
 from bgai.rollout.dice import position_seeds, roll_index, trial_dice
 from bgai.search.ply import ROLLS
@@ -173,8 +175,6 @@ def test_cubeful_money_rollout_of_a_last_roll_position_is_exact(exact, variance_
 
 
 def test_a_cube_owned_by_the_opponent_rolls_out_no_double_only(exact):
-    from bgai.cube import Owner
-
     result = rollout_positions(
         exact,
         pos(LAST_ROLL)[None],
@@ -183,6 +183,79 @@ def test_a_cube_owned_by_the_opponent_rolls_out_no_double_only(exact):
     )
     assert result.nd[0] == pytest.approx(2 * 6 / 36 - 1, abs=1e-6)
     assert np.isnan(result.dt[0]) and result.decision is None
+
+
+# --- cubeful money trials in the exact two-sided table (bgai.cube.bearoff) -------------------------
+
+
+@pytest.mark.parametrize("variance_reduction", [False, True])
+def test_a_money_cubeful_rollout_of_a_two_sided_bearoff_stops_at_the_exact_table(exact, variance_reduction):
+    """gnubg: ND 0.278, DT 0.556, "Double, take" (Janowski's model: no double); every trial
+    ends before its first roll with the table's values."""
+    board = torch.as_tensor(decode_position_id("AgAASAAAAAAAAA"))[None]  # x 2 4; o 23: a last roll
+    settings = RolloutSettings(trials=36, variance_reduction=variance_reduction)
+    result = rollout_positions(exact, board, settings, cube=CubeState.money())
+    nd = exact_no_double(board)[0, OWNERS.index(Owner.CENTRED)]
+    taken = exact_no_double(board)[0, OWNERS.index(Owner.OPPONENT)]
+    assert result.nd[0] == nd and result.dt[0] == 2 * taken
+    assert (result.nd[0], result.dt[0]) == pytest.approx((0.2778, 0.5556), abs=1e-4)
+    assert result.nd_se[0] == result.dt_se[0] == 0.0
+    assert result.decision == ["Double, take"]
+
+
+@pytest.mark.parametrize("opponent", ["o 19:2 24", "o 19:3 24:3"])
+@pytest.mark.parametrize("cube", [CubeState.money(), CubeState.money(2, Owner.ME)])
+def test_one_roll_before_the_table_trials_end_with_the_opponents_exact_cube_action(exact, opponent, cube):
+    """x's seven checkers on the ace leave two-sided bear-offs after any roll, the opponent on
+    roll and free to double as the table says (as the 1-ply cube analysis reads its leaves):
+    with variance reduction the luck of that roll cancels the trials' spread exactly."""
+    board = pos(f"x 1:7; {opponent}")[None]
+    result = rollout_positions(exact, board, RolloutSettings(trials=36), cube=cube)
+    analysis = analyse_positions(exact, board, cube, plies=1)
+    np.testing.assert_allclose([result.nd, result.dt], [analysis.nd, analysis.dt], atol=1e-6)
+    assert max(result.nd_se[0], result.dt_se[0]) < 1e-6
+    assert result.decision == analysis.decision
+
+
+def test_two_rolls_before_the_table_a_rollout_agrees_with_the_2ply_cube_analysis(exact):
+    """Every roll bears off two checkers or more on either side, so the 2-ply analysis reads all
+    its leaves from the table. Random dice, the trials ending there, agree within their errors
+    (measured: 0.1 SE); quasi-random dice hold every pair of first two rolls once in 1,296
+    trials, and the trials are then the 2-ply tree itself (the opponent's 0-ply cube actions
+    between are the tree's here). Janowski's trials, playing on, were 3e-4 off."""
+    board, cube = pos("x 1:4 2:4; o 24:4 23:4")[None], CubeState.money()
+    analysis = analyse_positions(exact, board, cube, plies=2)
+    random = rollout_positions(exact, board, RolloutSettings(trials=144, quasi_random=False), cube=cube)
+    assert abs(random.nd[0] - analysis.nd[0]) < 3 * random.nd_se[0]
+    assert abs(random.dt[0] - analysis.dt[0]) < 3 * random.dt_se[0]
+    assert random.decision == analysis.decision == ["Double, take"]
+    every = rollout_positions(exact, board, RolloutSettings(trials=1296), cube=cube)
+    np.testing.assert_allclose([every.nd, every.dt], [analysis.nd, analysis.dt], atol=1e-5)
+
+
+def test_played_on_past_the_table_the_trials_double_take_and_pass_as_it_says(exact):
+    """Without the bear-off stop the trials play on, doubling and answering from the exact
+    table: their ND and DT stay within 0.004 of the table's (measured; the trials' checker play,
+    cubeless, is all that differs). Janowski's decisions were up to 0.05 (ND) and 0.14 (DT) off."""
+    boards = small_bearoffs(20, seed=3)
+    table = exact_no_double(boards)
+    result = rollout_positions(
+        exact, boards, RolloutSettings(trials=36, bearoff=False), cube=CubeState.money()
+    )
+    np.testing.assert_allclose(result.nd, table[:, OWNERS.index(Owner.CENTRED)], atol=0.01)
+    np.testing.assert_allclose(result.dt, 2 * table[:, OWNERS.index(Owner.OPPONENT)], atol=0.01)
+
+
+def test_match_rollouts_play_two_sided_bearoffs_out(exact):
+    """The exact table is money play's: in a match the trials neither stop there nor read it."""
+    boards = small_bearoffs(6, seed=4)
+    state = CubeState.match(7, 0, 0)
+    stopped, played = (
+        rollout_positions(exact, boards, RolloutSettings(trials=36, bearoff=bearoff), cube=state)
+        for bearoff in (True, False)
+    )
+    np.testing.assert_array_equal(stopped.mwc["nd"], played.mwc["nd"])
+    np.testing.assert_array_equal(stopped.mwc["dt"], played.mwc["dt"])
 
 
 def test_move_rollout_ranks_the_winning_move_first_with_paired_errors(exact):

@@ -8,7 +8,8 @@ and judges all its decisions together, each kind in one batched pass:
   one; the survivors of the last stage and the move played are then valued by gnubg's cubeful
   n-ply lookahead (:func:`bgai.cube.search.roll_tree` and
   :func:`~bgai.cube.search.cubeful_value`: a cube decision at every node, Janowski at the
-  leaves); equity lost = the best survivor's equity minus the played one's;
+  leaves, in money play the exact table in two-sided bear-offs); equity lost = the best
+  survivor's equity minus the played one's;
 * **cube**: every position where the player on roll could double, and every double and its
   answer, by :func:`bgai.cube.analysis.analyse_positions` (cubeful 0-2 ply): a missed double
   loses ``optimal - ND``, a double ``optimal - min(DT, DP)``, a take ``DT - DP`` where the
@@ -45,7 +46,7 @@ from bgai.cube import CubeState, kazaross_xg2
 from bgai.cube import match as match_cube
 from bgai.cube.analysis import analyse_positions
 from bgai.cube.efficiency import cube_efficiencies
-from bgai.cube.search import RollTree, cubeful_value, roll_tree
+from bgai.cube.search import RollTree, cubeful_value, leaf_tree, roll_tree
 from bgai.engine.board import checkers_per_side, swap_sides
 from bgai.engine.movegen import expand
 from bgai.engine.steps import move_steps
@@ -268,7 +269,9 @@ class _Cubeful:
     ) -> np.ndarray:
         """Cubeful equity, normalised, for the mover of each afterstate (mover in row 1; ``probs``
         the mover's at ``plies``): Janowski on those probabilities, the opponent on roll there and
-        free to double first, with gnubg's cube efficiency of that ply (gnubg's 0-ply, exactly).
+        free to double first, with gnubg's cube efficiency of that ply (gnubg's 0-ply, exactly);
+        in money play a two-sided bear-off's exact value instead (:func:`leaf_tree`), as the cube
+        analysis has it.
 
         ``states[which[i]]`` is row ``i``'s mover's cube state (``which`` defaults to one state a row).
         """
@@ -280,15 +283,17 @@ class _Cubeful:
         shallow = cube_efficiencies(opponent_boards, 0, self.checkers)
         deep = cube_efficiencies(opponent_boards, 2, self.checkers) if (plies >= 2).any() else shallow
         theirs = invert(np.asarray(probs, dtype=np.float64))
-        return self.tree_values(RollTree(theirs, np.where(plies >= 2, deep, shallow), 0, n), states, which)
+        tree = leaf_tree(theirs, np.where(plies >= 2, deep, shallow), opponent_boards, self.checkers)
+        return self.tree_values(tree, states, which)
 
     def tree_values(
         self, tree: RollTree, states: Sequence[CubeState], which: np.ndarray | None = None
     ) -> np.ndarray:
         """Cubeful equity, normalised, for the mover of each root of ``tree``, a lookahead of
         afterstates with the opponent on roll (gnubg's cubeful n-ply: a cube decision at every
-        node, Janowski at the leaves). ``states`` and ``which`` as in :meth:`after_move`."""
-        if not self.rules.in_use:  # no cube: every value is cubeless
+        node, Janowski at the leaves, money two-sided bear-offs exact). ``states`` and ``which``
+        as in :meth:`after_move`."""
+        if not self.rules.in_use:  # no cube: every value is cubeless (no cubeful table either)
             tree = RollTree(tree.probs, np.zeros_like(tree.x), tree.plies, tree.n)
         distinct: dict[CubeState, int] = {}
         ids = np.array([distinct.setdefault(state, len(distinct)) for state in states])

@@ -136,22 +136,35 @@ def roll_tree(
     if plies < 0:
         raise ValueError(f"plies must be 0 or more, got {plies}")
     current = torch.as_tensor(boards)
+    n = len(current)
     checkers = getattr(evaluator, "checkers", CHECKERS)
-    exact = [exact_no_double(current, checkers)]
     if plies == 0:
         probs = evaluator.evaluate(current)
     movers = None
     if states is not None and any(not s.is_money for s in states):
         movers = list(states)
         met = met or kazaross_xg2()
+    above = []  # the exact equities of the nodes above the leaves, the root's first
     for _ in range(plies):
+        above.append(exact_no_double(current, checkers))
         current, probs = _best_replies(evaluator, current, movers, met)
-        exact.append(exact_no_double(current, checkers))
         if movers is not None:  # the next player on roll, 21 rolls per position
             movers = [s.swapped() for s in movers for _ in range(N_ROLLS)]
     x = cube_efficiencies(current, plies if efficiency_plies is None else efficiency_plies, checkers)
-    n = len(torch.as_tensor(boards))
-    return RollTree(probs.double().cpu().numpy(), x, plies, n, tuple(reversed(exact)))
+    leaves = leaf_tree(probs.double().cpu().numpy(), x, current, checkers)
+    return RollTree(leaves.probs, leaves.x, plies, n, leaves.exact + tuple(reversed(above)))
+
+
+def leaf_tree(probs, x, boards=None, checkers: int = CHECKERS) -> RollTree:
+    """The 0-ply tree of positions whose player on roll has cubeless probabilities ``probs``
+    ``(N, 5)``, at cube efficiencies ``x``: Janowski's model, but for the exact money equities
+    of the two-sided bear-offs among ``boards`` ``(N, 2, 25)`` (player on roll in row 1; none
+    looked up without them). The leaves of :func:`roll_tree`, the candidate moves of checker-play
+    analysis and the trials of cubeful rollouts are all made so, and value those bear-offs alike.
+    """
+    probs = np.asarray(probs, dtype=np.float64)
+    exact = () if boards is None else (exact_no_double(boards, checkers),)
+    return RollTree(probs, np.asarray(x, dtype=np.float64), 0, len(probs), exact)
 
 
 def _best_replies(
@@ -217,11 +230,12 @@ def cubeful_value(
 ) -> np.ndarray:
     """gnubg's cubeful value of each root of ``tree`` for its player on roll in ``state``, who may
     first turn the cube when ``may_double`` (``max(ND, min(DT, DP))``, as at every node of a search
-    but the top one): a cube decision at every node, Janowski at the leaves. Money in points
-    (cube x equity per unit), match in MWC.
+    but the top one): a cube decision at every node, Janowski at the leaves (the exact table at
+    the tree's money two-sided bear-offs). Money in points (cube x equity per unit), match in MWC.
 
     Checker-play analysis (:mod:`bgai.analyse`) values each candidate move so: the tree of its
-    afterstate, the opponent on roll (a 0-ply tree is ``RollTree(probs, x, 0, n)``).
+    afterstate, the opponent on roll (a 0-ply tree is :func:`leaf_tree`); so do the cubeful
+    rollouts' trials (:mod:`bgai.rollout.trials`).
     """
     return _value(tree, state, tree.plies, may_double, met or kazaross_xg2())
 

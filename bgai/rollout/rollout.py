@@ -50,7 +50,7 @@ class RolloutSettings:
     move_filter: MoveFilter = DEFAULT_FILTER
     variance_reduction: bool = True  # variance reduction (luck subtracted at each roll)
     quasi_random: bool = True  # quasi-random dice (first roll every 36, second every 1,296)
-    bearoff: bool = True  # stop cubeless trials in the exact two-sided bear-off table
+    bearoff: bool = True  # stop trials in the exact two-sided bear-off table (cubeful: money only)
     seed: int = 0
     target_se: float | None = None  # stop when the equity's SE falls below this ...
     min_trials: int = 144  # ... after at least this many trials
@@ -295,7 +295,7 @@ def _run(
     channels = 7 if start is not None else 6
     r = len(roots)
     sums = _Sums(np.zeros(r, dtype=np.int64), np.zeros((r, channels)), np.zeros((r, channels)))
-    exact = _exact_bearoff() if settings.bearoff and start is None else None
+    exact = _exact_bearoff() if settings.bearoff and (start is None or start.state.is_money) else None
     active = np.arange(r)
     done, interrupted = 0, False
     stop_channel = T.CUBEFUL if start is not None else T.EQUITY

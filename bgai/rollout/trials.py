@@ -4,10 +4,13 @@ A block of trials starts from ``R`` root positions (player on roll in row 1), ``
 each. Each ply, the live trials are, in this order:
 
 1. truncated (at ``truncate`` plies: the evaluator's 0-ply value is the result);
-2. ended exactly when both sides are in the two-sided bear-off table (cubeless only);
-3. offered the cube (cubeful money play, from the second ply on: gnubg's 0-ply cube
-   decision for the doubler and the taker; a pass ends the cubeful result, the game goes on
-   for the cubeless one);
+2. ended exactly when both sides are in the two-sided bear-off table: the cubeless result
+   from the table, and in money play the cubeful one from the exact cubeful table
+   (:mod:`bgai.cube.bearoff`), the mover's cube action included from the second ply on
+   (match play plays on, with Janowski's model);
+3. offered the cube (cubeful play, from the second ply on: gnubg's 0-ply cube decision for
+   the doubler and the taker, exact in money two-sided bear-offs; a pass ends the cubeful
+   result, the game goes on for the cubeless one);
 4. rolled (:mod:`bgai.rollout.dice`) and moved: one ``expand`` and one evaluator call for all
    of them (in chunks), at 0-ply, or at n-ply through :func:`bgai.search.choose_moves`;
 5. ended when the move bore off the last checker.
@@ -16,7 +19,8 @@ each. Each ply, the live trials are, in this order:
 for the roll thrown minus its average over the 21 rolls (0-ply values, whatever ply moves the
 checkers), is summed per trial and subtracted from the result. Its mean is zero whatever the
 evaluator, so the estimate stays unbiased; in cubeful play the same is done with the 0-ply
-cubeful equity at the trial's cube.
+cubeful equity at the trial's cube (:meth:`CubeRules.before_roll`: in a money two-sided
+bear-off the very value a trial ends with there, so that the last roll's luck cancels).
 
 Every value is kept from the root player's view (the player on roll at the root): the
 channels are the five cubeless probabilities, the cubeless equity, and (cubeful) the cubeful
@@ -33,9 +37,10 @@ import torch
 
 from bgai.bearoff.evaluator import is_bearoff
 from bgai.bearoff.two_sided import TWO_SIDED_CHECKERS
-from bgai.cube import CubeState, analyse_cube, match, money
+from bgai.cube import CubeState, money
 from bgai.cube.efficiency import cube_efficiencies
 from bgai.cube.met import kazaross_xg2
+from bgai.cube.search import RollTree, cube_analysis, cubeful_value, leaf_tree
 from bgai.cube.state import Owner
 from bgai.engine.board import game_value, swap_sides
 from bgai.model.probs import cubeless_equity, invert
@@ -69,8 +74,9 @@ class CubeStart:
 
 
 class CubeRules:
-    """Cube play inside the trials, money or match: gnubg's 0-ply decisions (:func:`analyse_cube`)
-    for each trial's cube, and the cubeful value kept in the trials' cubeful channel.
+    """Cube play inside the trials, money or match: gnubg's 0-ply decisions for each trial's cube
+    (:func:`~bgai.cube.search.cube_analysis` of a 0-ply tree: Janowski's model, but the exact
+    table in money two-sided bear-offs), and the cubeful value kept in the trials' cubeful channel.
 
     That value is, for the player it belongs to, the money equity in units of the root's cube,
     or the match winning chance (MWC) at the root's score.
@@ -89,26 +95,34 @@ class CubeRules:
 
     def _groups(self, cube: np.ndarray, owner: np.ndarray, ply: int):
         for c, o in {(int(c), int(o)) for c, o in zip(cube, owner, strict=True)}:
-            yield (cube == c) & (owner == o), self.state(c, o, ply)
+            yield np.flatnonzero((cube == c) & (owner == o)), self.state(c, o, ply)
 
-    def before_roll(self, probs, x, cube, owner, ply: int) -> np.ndarray:
-        """The mover's 0-ply cubeful value before the roll."""
-        out = np.empty(len(probs))
+    def leaves(self, probs, x, boards) -> RollTree:
+        """The movers' positions as the cube sees them: probabilities and cube efficiencies, and
+        in money play the exact table of those of ``boards`` that are two-sided bear-offs."""
+        return leaf_tree(probs, x, boards if self.root.is_money else None)
+
+    def before_roll(self, leaves: RollTree, cube, owner, ply: int) -> np.ndarray:
+        """The mover's 0-ply cubeful value before the roll: Janowski's no-double value or, where
+        the money table is exact, the value a trial ends with there, the mover's cube action
+        included from the second ply on (the root's is the rollout's question)."""
+        out = np.empty(leaves.n)
         for rows, state in self._groups(cube, owner, ply):
-            if self.met is None:
-                eq = money.cubeful_equity(probs[rows], x[rows], state.owner, jacoby=state.jacoby)
-                out[rows] = eq * state.cube / self.root.cube
-            else:
-                out[rows] = match.cubeful_mwc(probs[rows], state, x[rows], self.met)
+            part = leaves.subset(rows)
+            value = cubeful_value(part, state, may_double=False, met=self.met)
+            in_table = np.flatnonzero(np.isfinite(part.exact[0][:, 0])) if part.exact and ply else []
+            if len(in_table):
+                value[in_table] = cubeful_value(part.subset(in_table), state, met=self.met)
+            out[rows] = value / self.root.cube if self.met is None else value
         return out
 
-    def decide(self, probs, x, cube, owner, ply: int) -> tuple[np.ndarray, np.ndarray]:
+    def decide(self, leaves: RollTree, cube, owner, ply: int) -> tuple[np.ndarray, np.ndarray]:
         """(doubles, passes): where the mover doubles and where the taker then passes."""
-        doubles, passes = np.zeros(len(probs), bool), np.zeros(len(probs), bool)
+        doubles, passes = np.zeros(leaves.n, bool), np.zeros(leaves.n, bool)
         for rows, state in self._groups(cube, owner, ply):
             if not state.can_double:
                 continue
-            a = analyse_cube(probs[rows], state, x[rows], self.met)
+            a = cube_analysis(leaves.subset(rows), state, self.met)
             doubles[rows] = a.should_double
             passes[rows] = a.should_double & (a.dt >= a.dp)
         return doubles, passes
@@ -190,7 +204,9 @@ def play_block(
             probs = _np(full.evaluate(b))
             result[live, :6] = _root_view(probs, ply)
             if rules is not None:
-                value = rules.before_roll(probs, cube_efficiencies(b), *trials_cube.of(live), ply)
+                value = rules.before_roll(
+                    rules.leaves(probs, cube_efficiencies(b), b), *trials_cube.of(live), ply
+                )
                 trials_cube.settle(live, rules.root_view(value, ply), result)
             break
         if ply == 0:  # a root may be a finished game (the afterstate of a winning move)
@@ -207,11 +223,16 @@ def play_block(
                 live, b = live[~done], b[torch.as_tensor(~done, device=device)]
                 if not len(live):
                     break
-        if exact is not None and rules is None:
+        if exact is not None and (rules is None or rules.root.is_money):
             done = _in_two_sided(b)
             if done.any():
-                probs = _np(exact.bearoff_probs(b[torch.as_tensor(done, device=device)]))
-                result[live[done], :6] = _root_view(probs, ply)
+                ended, table = live[done], b[torch.as_tensor(done, device=device)]
+                probs = _np(exact.bearoff_probs(table))
+                result[ended, :6] = _root_view(probs, ply)
+                if rules is not None:
+                    leaves = rules.leaves(probs, cube_efficiencies(table), table)
+                    value = rules.before_roll(leaves, *trials_cube.of(ended), ply)
+                    trials_cube.settle(ended, rules.root_view(value, ply), result)
                 live, b = live[~done], b[torch.as_tensor(~done, device=device)]
                 if not len(live):
                     break
@@ -285,9 +306,9 @@ def _move(evaluator, full, boards, dice, play: Play, ply: int, rows, luck, cube)
             cubes, owners = trials_cube.of(rows)
             theirs = np.choose(owners, [CENTRED, TAKER, MOVER])  # the owner code seen by the opponent
             opponent = invert(torch.as_tensor(v)).numpy().reshape(-1, 5)
-            after = rules.before_roll(
-                opponent, np.repeat(x, 21), np.repeat(cubes, 21), np.repeat(theirs, 21), ply + 1
-            )
+            positions = swap_sides(moves[inverse].flatten(0, 1))  # each roll's result, the opponent on roll
+            leaves = rules.leaves(opponent, np.repeat(x, 21), positions)
+            after = rules.before_roll(leaves, np.repeat(cubes, 21), np.repeat(theirs, 21), ply + 1)
             mine = rules.root_view(after.reshape(-1, 21), ply + 1)  # the root's view of each roll's result
             cube_luck = mine[n, actual] - (mine * w[None, :]).sum(1)
             luck[rows, CUBEFUL] += np.where(trials_cube.open[rows], cube_luck, 0.0)
@@ -328,13 +349,14 @@ def _chunked(fn, size: int, *tensors: torch.Tensor):
 def _offer_cube(
     evaluator, rules: CubeRules, trials_cube: _TrialCube, boards, x, live, ply: int, result
 ) -> None:
-    """gnubg's 0-ply cube action for each live trial whose cubeful result is still open."""
+    """gnubg's 0-ply cube action for each live trial whose cubeful result is still open (exact
+    in money two-sided bear-offs, which :func:`play_block` ends first when it has the table)."""
     rows = np.flatnonzero(trials_cube.open[live] & (trials_cube.owner[live] != TAKER))
     if not len(rows):
         return
-    probs = _np(evaluator.evaluate(boards[torch.as_tensor(rows, device=boards.device)]))
-    cubes, owners = trials_cube.of(live[rows])
-    doubles, passes = rules.decide(probs, x[rows], cubes, owners, ply)
+    offered = boards[torch.as_tensor(rows, device=boards.device)]
+    leaves = rules.leaves(_np(evaluator.evaluate(offered)), x[rows], offered)
+    doubles, passes = rules.decide(leaves, *trials_cube.of(live[rows]), ply)
     passed = live[rows[passes]]
     won = rules.outcome(np.ones(len(passed), dtype=np.int64), *trials_cube.of(passed), ply)
     trials_cube.settle(passed, rules.root_view(won, ply), result)

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from bgai.bots import evaluator_of
+from bgai.engine.board import CHECKERS
 from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import GnubgEvaluator
 from bgai.specs import load_player
@@ -94,9 +95,15 @@ def main() -> None:
     sides = crashed_sides(db.boards[rows]).numpy()
     crashed = (klass == CLASSES.index("crashed")) & (sides.sum(-1) == 1)
     sign = np.where(sides[crashed, 1], 1.0, -1.0)
-    print(f"crashed boards of one side ({int(crashed.sum())}), signed for the crashed side (bias)")
+    off = CHECKERS - db.boards[rows[crashed]].sum(-1)  # borne off, [opponent, on roll]
+    bearing_off = np.where(sides[crashed, 1], off[:, 1], off[:, 0]) > 0
+    print(
+        f"crashed boards of one side, signed for the crashed side (bias): all ({int(crashed.sum())}), "
+        f"bearing off against contact ({int(bearing_off.sum())}), not yet ({int((~bearing_off).sum())})"
+    )
     for name, err in errors.items():
-        print(f"{name:<40}" + _cell(sign * err[crashed]))
+        e = sign * err[crashed]
+        print(f"{name:<40}" + "".join(_cell(part) for part in (e, e[bearing_off], e[~bearing_off])))
 
 
 def _cell(errors: np.ndarray) -> str:

@@ -23,3 +23,11 @@ def mean_ci95(samples) -> tuple[float, float]:
     if len(x) < 2:
         return mean, math.nan
     return mean, Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
+
+
+def format_ci95(samples, digits: int = 4) -> str:
+    """``"+mean ± half-width"`` of :func:`mean_ci95` for tables of figures, ``"—"`` with no samples."""
+    if not len(np.asarray(samples).ravel()):
+        return "—"
+    mean, half = mean_ci95(samples)
+    return f"{mean:+.{digits}f} ± {half:.{digits}f}"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bgai.bench.games import ci95
-from bgai.stats import mean_ci95
+from bgai.stats import format_ci95, mean_ci95
 
 
 def test_mean_and_half_width_of_a_small_sample():
@@ -24,3 +24,11 @@ def test_duplicate_games_are_judged_by_their_pairs():
     results = np.array([2.0, -2.0, 1.0, 1.0, -1.0, 3.0])  # pair means 0, 1, 1
     assert ci95(results, duplicate=True) == pytest.approx(mean_ci95([0.0, 1.0, 1.0])[1])
     assert ci95(results, duplicate=False) == pytest.approx(mean_ci95(results)[1])
+
+
+def test_format_ci95_writes_the_mean_and_half_width_of_mean_ci95():
+    samples = np.array([0.1, -0.3, 0.2, 0.05])
+    mean, half = mean_ci95(samples)
+    assert format_ci95(samples) == f"{mean:+.4f} ± {half:.4f}"
+    assert format_ci95(samples, digits=2) == f"{mean:+.2f} ± {half:.2f}"
+    assert format_ci95([]) == "—"

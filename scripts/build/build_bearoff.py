@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import torch
 
@@ -35,32 +36,26 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     if not args.skip_one_sided:
-        t = time.perf_counter()
-        db = build_one_sided()
-        built = time.perf_counter() - t
-        path = DATA_DIR / ONE_SIDED_FILE
-        db.save(path)
-        size = path.stat().st_size / 1e6
-        print(f"one-sided: {len(db.rolls):,} positions x {db.rolls.shape[1]} roll counts, {built:.1f} s")
-        print(f"  saved {path} ({size:.2f} MB)")
+        db = _build("one-sided", build_one_sided, DATA_DIR / ONE_SIDED_FILE)
+        print(f"  {len(db.rolls):,} positions x {db.rolls.shape[1]} roll counts")
     if not args.skip_two_sided:
-        t = time.perf_counter()
-        table = build_two_sided()
-        built = time.perf_counter() - t
-        path = cache_dir() / TWO_SIDED_FILE
-        table.save(path)
-        n = len(table.win)
-        print(f"two-sided: {n:,} x {n:,} positions, {built:.1f} s")
-        print(f"  saved {path} ({path.stat().st_size / 1e6:.2f} MB)")
+        n = len(_build("two-sided", build_two_sided, cache_dir() / TWO_SIDED_FILE).win)
+        print(f"  {n:,} x {n:,} positions")
     if not args.skip_cubeful:
-        t = time.perf_counter()
-        cubeful = build_cubeful_two_sided()
-        built = time.perf_counter() - t
-        path = cache_dir() / CUBEFUL_FILE
-        cubeful.save(path)
-        n = len(cubeful.no_double)
-        print(f"two-sided cubeful (money): {n:,} x {n:,} positions x 3 cube owners, {built:.1f} s")
-        print(f"  saved {path} ({path.stat().st_size / 1e6:.2f} MB)")
+        n = len(
+            _build("two-sided cubeful (money)", build_cubeful_two_sided, cache_dir() / CUBEFUL_FILE).no_double
+        )
+        print(f"  {n:,} x {n:,} positions x 3 cube owners")
+
+
+def _build(name: str, build, path: Path):
+    """Build a table, save it to ``path`` and say how long it took and how big it is."""
+    t = time.perf_counter()
+    table = build()
+    built = time.perf_counter() - t
+    table.save(path)
+    print(f"{name}: {built:.1f} s, saved {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    return table
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from bgai.engine.board import CHECKERS
 from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import GnubgEvaluator
 from bgai.specs import load_player
-from bgai.stats import mean_ci95
+from bgai.stats import format_ci95
 from bgai.train.labels import load_labels
 from bgai.train.positions import CLASSES, PositionDatabase, backgame_sides, crashed_sides
 
@@ -107,10 +107,7 @@ def main() -> None:
 
 
 def _cell(errors: np.ndarray) -> str:
-    if not len(errors):
-        return f"{'—':>18}"
-    m, h = mean_ci95(errors)
-    return f"{m:>+10.4f} ± {h:.4f}"
+    return f"{format_ci95(errors):>19}"
 
 
 if __name__ == "__main__":

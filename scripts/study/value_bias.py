@@ -25,7 +25,7 @@ from bgai.model.probs import cubeless_equity
 from bgai.search import evaluate_position
 from bgai.search.evaluator import GnubgEvaluator
 from bgai.specs import load_player
-from bgai.stats import mean_ci95
+from bgai.stats import format_ci95
 
 OUTPUTS = ("win", "gammon", "bg", "gammon lost", "bg lost")
 
@@ -52,14 +52,9 @@ def main(argv: list[str] | None = None) -> int:
         with torch.no_grad():
             probs = evaluate_position(evaluator, boards, plies)
         error = torch.cat([probs - truth, (cubeless_equity(probs) - cubeless_equity(truth))[:, None]], 1)
-        cells = [_cell(e) for e in error.T.numpy()] + [_cell(np.abs(error[:, -1].numpy()))]
+        cells = [format_ci95(e) for e in error.T.numpy()] + [format_ci95(np.abs(error[:, -1].numpy()))]
         print(f"{spec:28s}" + "".join(f"{c:>17s}" for c in cells))
     return 0
-
-
-def _cell(values: np.ndarray) -> str:
-    mean, half = mean_ci95(values)
-    return f"{mean:+.4f} ± {half:.4f}"
 
 
 if __name__ == "__main__":

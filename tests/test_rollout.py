@@ -14,8 +14,7 @@ from bgai.cube.bearoff import OWNERS, exact_no_double
 from bgai.engine.board import starting_board
 from bgai.formats import decode_position_id, encode_position_id
 from bgai.rollout import RolloutSettings, rollout_moves, rollout_positions
-from bgai.rollout.dice import position_seeds, roll_index, trial_dice
-from bgai.search.ply import ROLLS
+from bgai.rollout.dice import position_seeds, trial_dice
 from tests.positions import pos
 
 
@@ -151,12 +150,6 @@ def test_quasi_random_rollouts_of_bearoffs_are_within_their_reported_errors(exac
     )
     z = (result.probs[:, 0] - truth[middling, 0].numpy()) / result.probs_se[:, 0]
     assert np.sqrt(np.mean(z**2)) < 1.1
-
-
-def test_roll_index_finds_each_roll_in_either_order():
-    rolls = ROLLS.numpy()
-    assert (roll_index(rolls) == np.arange(21)).all()
-    assert (roll_index(rolls[:, ::-1]) == np.arange(21)).all()
 
 
 LAST_ROLL = "x 6:1 5:1; o 24:1"  # 65, 66, 55, 44, 33 bear both off: 6/36 to win, else the opponent wins

@@ -48,12 +48,14 @@ from bgai.cube.analysis import analyse_positions
 from bgai.cube.efficiency import cube_efficiencies
 from bgai.cube.search import RollTree, cubeful_value, leaf_tree, roll_tree
 from bgai.engine.board import checkers_per_side, swap_sides
+from bgai.engine.dice import roll_index
 from bgai.engine.movegen import expand
 from bgai.engine.steps import move_steps
 from bgai.formats import MatchRecord, MatchState, encode_gnubg_id, format_move
 from bgai.model.probs import invert
 from bgai.opponent.grade import rating_class
-from bgai.search import ROLL_WEIGHTS, ROLLS, keep_by_filter, roll_moves, score_candidates
+from bgai.search import ROLLS, keep_by_filter, roll_moves, score_candidates
+from bgai.search.luck import roll_luck
 
 ALTERNATIVES = 5
 """Ranked alternatives kept for each marked checker decision (plus the move played)."""
@@ -387,25 +389,19 @@ def _boards(turns: list[Turn], what: str = "board") -> torch.Tensor:
     return torch.as_tensor(np.stack([getattr(t, what) for t in turns])).to(torch.int8)
 
 
-def _roll_index(dice: tuple[int, int]) -> int:
-    low, high = sorted(dice)
-    return [tuple(r) for r in ROLLS.tolist()].index((low, high))
-
-
 def _luck(judge: Judge, rolled: list[Turn], cubeful: _Cubeful) -> tuple[np.ndarray, np.ndarray]:
     """(luck of each roll, the cubeful equity of the actual roll's best move), normalised, 0-ply."""
     if not rolled:
         return np.zeros(0), np.zeros(0)
     boards = _boards(rolled)
     mine = _roll_equities(judge, boards, [t.state for t in rolled], cubeful)
-    mean = mine @ ROLL_WEIGHTS.double().numpy()
-    opening = np.flatnonzero([t.opening and t.dice[0] != t.dice[1] for t in rolled])
-    if len(opening):  # gnubg's first-roll luck: either player might have won the opening roll
-        plain = np.array([a != b for a, b in ROLLS.tolist()])
-        theirs = _roll_equities(judge, boards[opening], [rolled[i].state.swapped() for i in opening], cubeful)
-        mean[opening] = (mine[opening][:, plain].sum(1) - theirs[:, plain].sum(1)) / (2 * plain.sum())
-    equity = mine[np.arange(len(rolled)), [_roll_index(t.dice) for t in rolled]]
-    return equity - mean, equity
+    dice = np.array([t.dice for t in rolled])
+    opening = np.array([t.opening and t.dice[0] != t.dice[1] for t in rolled])
+    theirs = None
+    if opening.any():  # either player might have won the opening roll
+        rows = np.flatnonzero(opening)
+        theirs = _roll_equities(judge, boards[rows], [rolled[i].state.swapped() for i in rows], cubeful)
+    return roll_luck(mine, dice, opening, theirs), mine[np.arange(len(rolled)), roll_index(dice)]
 
 
 def _roll_equities(

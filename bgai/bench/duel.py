@@ -27,7 +27,7 @@ from bgai.bench.games import (
     ppg_lines,
     units_to_play,
 )
-from bgai.bots.players import Player
+from bgai.bots.players import Player, evaluator_of
 from bgai.formats.mat import MatchRecord
 
 __all__ = ["LeagueResult", "MoneyResult", "duel", "league"]
@@ -49,6 +49,11 @@ class MoneyResult(BenchResult):
     b_backgammon: float
     """Fractions of all games; a win by a pass counts as a win; gammons (including
     backgammons) are what the board shows when the last checker is off, Jacoby or not."""
+    luck_judge: str | None = None
+    luck_ppg: float | None = None
+    luck_ci95: float | None = None
+    """With a luck judge: A's ppg with every roll's luck taken out (its judge's 0-ply view,
+    :mod:`bgai.search.luck`), an unbiased estimate of the same mean with a narrower interval."""
 
     @property
     def cubeful(self) -> bool:
@@ -64,7 +69,13 @@ class MoneyResult(BenchResult):
         if not self.cubeful:
             head = f"{self.a} vs {self.b}: {self.games} cubeless money games{pairs}, seed {self.seed}"
             head += variant
-            return "\n".join([head, *ppg_lines(self, width), speed])
+            luck = []
+            if self.luck_ppg is not None:
+                luck = [
+                    f"luck-adjusted ({self.luck_judge} at 0-ply judges the dice): {self.a} "
+                    f"{self.luck_ppg:+.3f} ± {self.luck_ci95:.3f} ppg"
+                ]
+            return "\n".join([head, *ppg_lines(self, width), *luck, speed])
         rules = f"Jacoby {'on' if self.jacoby else 'off'}, beavers {'on' if self.beavers else 'off'}"
         return "\n".join(
             [
@@ -96,14 +107,17 @@ def duel(
     progress: bool = False,
     record: bool = False,
     parallel: int = 1024,
+    luck: Player | None = None,
 ) -> MoneyResult:
     """Play ``games`` money games of A against B, up to ``parallel`` at a time, cubeless unless
     ``rules`` bring the cube in (a centred cube at the start of each game).
 
     With ``duplicate`` an odd ``games`` is rounded up to whole pairs. ``progress`` shows a
     tqdm bar when writing to a terminal. ``record`` keeps every game's moves in ``result.logs``
-    (``result.session()`` is then the ``.mat`` file).
+    (``result.session()`` is then the ``.mat`` file). ``luck``: a player whose net judges every
+    roll's luck (cubeless games only), for a luck-adjusted result beside the plain one.
     """
+    judge = None if luck is None else evaluator_of(luck, "judging the luck")[0]
     games = units_to_play(games, duplicate)
     out = play_games(
         a,
@@ -116,8 +130,11 @@ def duel(
         record=record,
         parallel=parallel,
         progress=progress,
+        luck=judge,
     )
     summary = out.money_summary(a, b, duplicate, seed, variant, rules)
+    if luck is not None:
+        summary["luck_judge"] = luck.name
     return MoneyResult(**summary, logs=out.in_order() if record else None)
 
 

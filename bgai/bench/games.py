@@ -56,9 +56,12 @@ from bgai.bots.players import Player
 from bgai.cube import CubeState, Owner
 from bgai.cube.state import MAX_CUBE
 from bgai.engine.board import checkers_per_side, game_value, starting_board, swap_sides
+from bgai.search.evaluator import Evaluator
+from bgai.search.luck import cubeless_luck
 from bgai.stats import mean_ci95
 
 MAX_TURNS = 10_000
+LUCK_CHUNK = 256  # boards whose 21 rolls are moved in one go when measuring luck
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,8 @@ class Played:
     """Per unit: A's points in a money game; 1.0 where A won a match, else 0.0."""
     logs: list[GameLog] = field(default_factory=list)
     seconds: float = 0.0
+    unit_luck: np.ndarray | None = None
+    """Per unit, with a luck judge: A's luck minus B's over all the rolls (cubeless equity)."""
 
     def per_second(self, count: int) -> float:
         """``count`` (games, matches) per second of play."""
@@ -189,8 +194,13 @@ class Played:
             rates[f"{side}_win"] = float(won.mean())
             rates[f"{side}_gammon"] = float((won & (value >= 2)).mean())
             rates[f"{side}_backgammon"] = float((won & (value >= 3)).mean())
+        luck = {}
+        if self.unit_luck is not None:  # the same mean, less noise: the dice's luck taken out
+            adjusted = self.unit_result - self.unit_luck
+            luck = dict(luck_ppg=float(adjusted.mean()), luck_ci95=ci95(adjusted, duplicate))
         return dict(
             **self.summary(a, b, duplicate, seed, variant, rules),
+            **luck,
             games=len(self.unit_result),
             jacoby=rules.jacoby,
             beavers=rules.beavers,
@@ -288,14 +298,19 @@ def play_games(
     record: bool = False,
     parallel: int = 1024,
     progress: bool = False,
+    luck: Evaluator | None = None,
 ) -> Played:
     """Play ``units`` money games (``length == 0``) or matches to ``length`` points of A against
     B, ``parallel`` at a time; A sits in seat ``unit % 2``.
 
     Every game leaves a :class:`GameLog`; ``record`` keeps its moves too (every board, for
-    ``.mat`` files and grading). ``progress`` shows a tqdm bar on a terminal.
+    ``.mat`` files and grading). ``progress`` shows a tqdm bar on a terminal. ``luck``: an
+    evaluator that measures every roll's luck at 0-ply (:mod:`bgai.search.luck`; cubeless money
+    games only), summed per unit in :attr:`Played.unit_luck`.
     """
-    table = _Table(a, b, units, seed, duplicate, variant, rules, length, record)
+    if luck is not None and (length or rules.max_cube > 1):
+        raise ValueError("luck-adjusted results are for cubeless money games (no --cube, no --match)")
+    table = _Table(a, b, units, seed, duplicate, variant, rules, length, record, luck)
     return table.run(parallel, progress)
 
 
@@ -361,7 +376,7 @@ def _cube_state(
 class _Table:
     """Plays ``units`` money games (``length == 0``) or matches, ``parallel`` at a time."""
 
-    def __init__(self, a, b, units, seed, duplicate, variant, rules, length, record) -> None:
+    def __init__(self, a, b, units, seed, duplicate, variant, rules, length, record, luck=None) -> None:
         self.a, self.b = a, b
         self.sense_a = cube_sense(a)
         self.sense_b = self.sense_a if b is a else cube_sense(b)
@@ -369,8 +384,9 @@ class _Table:
         self.rules, self.length = rules, length
         self.start = torch.as_tensor(starting_board(variant))
         self.checkers = checkers_per_side(variant)
-        self.out = Played(np.zeros(units))
+        self.out = Played(np.zeros(units), unit_luck=None if luck is None else np.zeros(units))
         self.record = record
+        self.luck = luck
         self.running: dict[int, GameLog] = {}
         """The game each unit is playing now."""
 
@@ -512,6 +528,14 @@ class _Table:
         points[bore] = s.cube[bore] * counted[bore]
         return after, value
 
+    def _add_luck(self, s: _Slots, dice: np.ndarray, a_moves: np.ndarray, live: np.ndarray) -> None:
+        """Add each live game's roll luck, as A's (B's counts against), to its unit's sum."""
+        for rows in np.array_split(np.flatnonzero(live), max(1, int(live.sum()) // LUCK_CHUNK + 1)):
+            if len(rows):
+                boards = s.boards.index_select(0, torch.as_tensor(rows))
+                luck = cubeless_luck(self.luck, boards, dice[rows], s.turn[rows] == 0)
+                np.add.at(self.out.unit_luck, s.unit[rows], np.where(a_moves[rows], luck, -luck))
+
     def _finish_games(self, s: _Slots, ended, points, passed, value) -> np.ndarray:
         """Score the games that ended; True where the whole unit (money game, match) is over."""
         done = np.zeros(len(s.unit), dtype=bool)
@@ -565,6 +589,8 @@ class _Table:
             points = np.zeros(n, dtype=np.int64)
             self._cube_phase(s, a_moves, ended, points)
             passed = ended.copy()
+            if self.luck is not None:
+                self._add_luck(s, dice, a_moves, ~ended)
             after, value = self._move_phase(s, dice, a_moves, ended, points)
             ended |= value > 0
             if (s.turn >= MAX_TURNS).any():

@@ -17,6 +17,14 @@ ROLL_WEIGHTS = ROLL_COUNTS.float() / 36
 """Probability of each of :data:`ROLLS`; they sum to 1."""
 
 
+def roll_index(dice: np.ndarray) -> np.ndarray:
+    """Index of each ``(n, 2)`` roll among :data:`ROLLS` (dice in either order)."""
+    dice = np.asarray(dice)
+    low, high = np.minimum(dice[:, 0], dice[:, 1]) - 1, np.maximum(dice[:, 0], dice[:, 1]) - 1
+    # ROLLS lists (a, b) for a <= b in order: row a starts at sum_{k<a} (6 - k).
+    return low * 6 - low * (low - 1) // 2 + (high - low)
+
+
 def roll(
     n: int, generator: torch.Generator | None = None, device: str | torch.device = "cpu"
 ) -> torch.Tensor:

@@ -63,10 +63,3 @@ def trial_dice(seed: int | np.ndarray, trials: np.ndarray, ply: int, quasi_rando
     for level in range(1, ply + 1):
         outcome = perm[which, level, ply, ((trials // 36**level) % 36 + outcome) % 36]
     return np.stack([outcome // 6 + 1, outcome % 6 + 1], 1)
-
-
-def roll_index(dice: np.ndarray) -> np.ndarray:
-    """Index of each ``(n, 2)`` roll among :data:`bgai.search.ROLLS` (21 rolls, low die first)."""
-    low, high = np.minimum(dice[:, 0], dice[:, 1]) - 1, np.maximum(dice[:, 0], dice[:, 1]) - 1
-    # ROLLS lists (a, b) for a <= b in order: row a starts at sum_{k<a} (6 - k).
-    return low * 6 - low * (low - 1) // 2 + (high - low)

@@ -43,8 +43,9 @@ from bgai.cube.met import kazaross_xg2
 from bgai.cube.search import RollTree, cube_analysis, cubeful_value, leaf_tree
 from bgai.cube.state import Owner
 from bgai.engine.board import game_value, swap_sides
+from bgai.engine.dice import roll_index
 from bgai.model.probs import cubeless_equity, invert
-from bgai.rollout.dice import roll_index, trial_dice
+from bgai.rollout.dice import trial_dice
 from bgai.search.evaluator import Evaluator, pruner_of, terminal_probs
 from bgai.search.ply import ROLL_WEIGHTS, MoveFilter, choose_moves, roll_moves
 

@@ -33,7 +33,14 @@ from bgai.train.fit import (
     training_data,
 )
 from bgai.train.labels import LabelJob, label, load_labels, load_move_labels, without_positions
-from bgai.train.positions import CLASSES, PositionDatabase, backgame_sides, build_database, classify
+from bgai.train.positions import (
+    CLASSES,
+    PositionDatabase,
+    backgame_sides,
+    build_database,
+    classify,
+    crashed_side,
+)
 from tests.positions import pos
 
 
@@ -71,6 +78,16 @@ def test_the_back_game_side_is_the_one_holding_the_points_and_trailing():
     assert backgame_sides(board).tolist() == [[True, False]]
     assert backgame_sides(board.flip(1)).tolist() == [[False, True]]  # o on roll
     assert not backgame_sides(pos("x 24:2 13:5 8:3 6:5; o 1:2 12:5 17:3 19:5")[None]).any()
+
+
+def test_the_crashed_side_is_the_one_with_six_on_its_low_points_or_off():
+    # x has 13 on its 1-3 points; o, 15 checkers spread, has not crashed
+    board = pos("x 8:2 3:5 2:5 1:3; o 4:2 12:3 19:5 20:5")[None]
+    assert crashed_side(board).tolist() == [1]
+    assert crashed_side(board.flip(1)).tolist() == [-1]  # o on roll
+    both = pos("x 3:5 2:5 1:2 20:3; o 24:3 23:3 22:3 15:6")[None]  # x 12 low, o 9 low
+    neither = pos("x 24:2 13:5 8:3 6:5; o 1:2 12:5 17:3 19:5")[None]
+    assert crashed_side(torch.cat([both, neither])).tolist() == [0, 0]
 
 
 def test_backgame_starts_are_legal_back_games_with_the_other_side_ahead():

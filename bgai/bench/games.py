@@ -530,11 +530,12 @@ class _Table:
 
     def _add_luck(self, s: _Slots, dice: np.ndarray, a_moves: np.ndarray, live: np.ndarray) -> None:
         """Add each live game's roll luck, as A's (B's counts against), to its unit's sum."""
-        for rows in np.array_split(np.flatnonzero(live), max(1, int(live.sum()) // LUCK_CHUNK + 1)):
-            if len(rows):
-                boards = s.boards.index_select(0, torch.as_tensor(rows))
-                luck = cubeless_luck(self.luck, boards, dice[rows], s.turn[rows] == 0)
-                np.add.at(self.out.unit_luck, s.unit[rows], np.where(a_moves[rows], luck, -luck))
+        live = np.flatnonzero(live)
+        for start in range(0, len(live), LUCK_CHUNK):
+            rows = live[start : start + LUCK_CHUNK]
+            boards = s.boards.index_select(0, torch.as_tensor(rows))
+            luck = cubeless_luck(self.luck, boards, dice[rows], s.turn[rows] == 0)
+            np.add.at(self.out.unit_luck, s.unit[rows], np.where(a_moves[rows], luck, -luck))
 
     def _finish_games(self, s: _Slots, ended, points, passed, value) -> np.ndarray:
         """Score the games that ended; True where the whole unit (money game, match) is over."""

@@ -47,7 +47,8 @@ from bgai.engine.dice import roll_index
 from bgai.model.probs import cubeless_equity, invert
 from bgai.rollout.dice import trial_dice
 from bgai.search.evaluator import Evaluator, pruner_of, terminal_probs
-from bgai.search.ply import ROLL_WEIGHTS, MoveFilter, choose_moves, roll_moves
+from bgai.search.luck import roll_luck
+from bgai.search.ply import MoveFilter, choose_moves, roll_moves
 
 PROBS, EQUITY, CUBEFUL = slice(0, 5), 5, 6
 MAX_PLIES = 2000  # a trial still running then is truncated (no real game lasts that long)
@@ -299,9 +300,7 @@ def _move(evaluator, full, boards, dice, play: Play, ply: int, rows, luck, cube)
         moves, values = _chunked(lambda part: roll_moves(full, part, 0), per_roll_set, boards[first])
         actual = roll_index(dice)
         v = _np(values)[_np(inverse).astype(np.int64)]  # (n, 21, 5) for the mover
-        w = ROLL_WEIGHTS.double().numpy()
-        n = np.arange(len(v))
-        luck[rows, :6] += _root_view(v[n, actual], ply) - _root_view((v * w[None, :, None]).sum(1), ply)
+        luck[rows, :6] += roll_luck(_root_view(v.reshape(-1, 5), ply).reshape(len(v), -1, 6), dice)
         if cube is not None:
             rules, trials_cube, x = cube
             cubes, owners = trials_cube.of(rows)
@@ -311,8 +310,7 @@ def _move(evaluator, full, boards, dice, play: Play, ply: int, rows, luck, cube)
             leaves = rules.leaves(opponent, np.repeat(x, 21), positions)
             after = rules.before_roll(leaves, np.repeat(cubes, 21), np.repeat(theirs, 21), ply + 1)
             mine = rules.root_view(after.reshape(-1, 21), ply + 1)  # the root's view of each roll's result
-            cube_luck = mine[n, actual] - (mine * w[None, :]).sum(1)
-            luck[rows, CUBEFUL] += np.where(trials_cube.open[rows], cube_luck, 0.0)
+            luck[rows, CUBEFUL] += np.where(trials_cube.open[rows], roll_luck(mine, dice), 0.0)
         if play.plies == 0:
             return moves[inverse, torch.as_tensor(actual, device=device)]
     first, inverse = _distinct(boards, dice_t)

@@ -25,14 +25,15 @@ from bgai.search.ply import roll_moves
 def roll_luck(
     mine: np.ndarray, dice: np.ndarray, opening: np.ndarray | None = None, theirs: np.ndarray | None = None
 ) -> np.ndarray:
-    """``(N,)`` the mover's luck in each roll ``dice`` ``(N, 2)``.
+    """``(N, ...)`` the mover's luck in each roll ``dice`` ``(N, 2)``.
 
-    ``mine`` ``(N, 21)``: his equity after each roll's best move (:data:`ROLLS` order). Rows
-    where ``opening`` (bool ``(N,)``) are opening rolls; ``theirs`` ``(opening.sum(), 21)`` is
-    then, for each, the opponent's equity (his own view) had he won the opening with each roll.
+    ``mine`` ``(N, 21, ...)``: his equity (or any values linear in the probabilities, one per
+    trailing channel) after each roll's best move (:data:`ROLLS` order). Rows where ``opening``
+    (bool ``(N,)``) are opening rolls; ``theirs`` ``(opening.sum(), 21, ...)`` is then, for each,
+    the opponent's equity (his own view) had he won the opening with each roll.
     """
     mine = np.asarray(mine, dtype=np.float64)
-    mean = mine @ (ROLL_COUNTS.double().numpy() / 36)  # exact: luck sums to 0 over the dice
+    mean = np.tensordot(ROLL_COUNTS.double().numpy() / 36, mine, axes=([0], [1]))  # exact weights
     if opening is not None and opening.any():
         plain = (ROLLS[:, 0] != ROLLS[:, 1]).numpy()
         theirs = np.asarray(theirs, dtype=np.float64)

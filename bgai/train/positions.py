@@ -75,6 +75,13 @@ def crashed_sides(boards) -> torch.Tensor:
     return b[:, :, :3].sum(-1) + (CHECKERS - b.sum(-1)) >= 6
 
 
+def crashed_side(boards) -> np.ndarray:
+    """``(N,)`` +1 where only the player on roll has crashed (:func:`crashed_sides`), -1 where
+    only his opponent has, 0 otherwise: the sign that turns an error into the crashed side's."""
+    sides = crashed_sides(boards).numpy()
+    return np.where(sides.sum(-1) == 1, np.where(sides[:, 1], 1, -1), 0)
+
+
 def classify(boards) -> np.ndarray:
     """``(N,)`` index into :data:`CLASSES` of each board ``(N, 2, 25)``."""
     b = torch.as_tensor(boards).long()

@@ -28,7 +28,7 @@ from bgai.rollout import RolloutSettings, rollout_positions
 from bgai.search.evaluator import GnubgEvaluator
 from bgai.specs import load_player
 from bgai.stats import format_ci95
-from bgai.train.positions import CLASSES, classify, crashed_sides
+from bgai.train.positions import CLASSES, classify, crashed_side
 
 
 def main() -> None:
@@ -74,9 +74,9 @@ def main() -> None:
             e = measure(err)
             print(f"{name:<48}" + "".join(_cell(e[klass == c]) for c in present))
 
-    sides = crashed_sides(boards).numpy()
-    crashed = (klass == CLASSES.index("crashed")) & (sides.sum(-1) == 1)
-    sign = np.where(sides[crashed, 1], 1.0, -1.0)
+    side = crashed_side(boards)
+    crashed = (klass == CLASSES.index("crashed")) & (side != 0)
+    sign = side[crashed]
     print(f"\ncrashed boards of one side ({int(crashed.sum())}), signed for the crashed side: error, bias")
     for name, err in errors.items():
         print(f"{name:<48}" + _cell(np.abs(err[crashed])) + _cell(sign * err[crashed]))

@@ -29,7 +29,7 @@ from bgai.search.evaluator import GnubgEvaluator
 from bgai.specs import load_player
 from bgai.stats import format_ci95
 from bgai.train.labels import load_labels
-from bgai.train.positions import CLASSES, PositionDatabase, backgame_sides, crashed_sides
+from bgai.train.positions import CLASSES, PositionDatabase, backgame_sides, crashed_side
 
 
 def main() -> None:
@@ -92,11 +92,11 @@ def main() -> None:
     for name, err in errors.items():
         print(f"{name:<40}" + _cell(sign * err[backgame]))
     # so is a crashed board's, where one side alone has crashed
-    sides = crashed_sides(db.boards[rows]).numpy()
-    crashed = (klass == CLASSES.index("crashed")) & (sides.sum(-1) == 1)
-    sign = np.where(sides[crashed, 1], 1.0, -1.0)
+    side = crashed_side(db.boards[rows])
+    crashed = (klass == CLASSES.index("crashed")) & (side != 0)
+    sign = side[crashed]
     off = CHECKERS - db.boards[rows[crashed]].sum(-1)  # borne off, [opponent, on roll]
-    bearing_off = np.where(sides[crashed, 1], off[:, 1], off[:, 0]) > 0
+    bearing_off = np.where(sign > 0, off[:, 1], off[:, 0]) > 0
     print(
         f"crashed boards of one side, signed for the crashed side (bias): all ({int(crashed.sum())}), "
         f"bearing off against contact ({int(bearing_off.sum())}), not yet ({int((~bearing_off).sum())})"

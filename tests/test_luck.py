@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import numpy as np
 import pytest
 import torch
 
-from bgai.bench import duel
+from bgai.bench import CubeRules, duel, match_duel
 from bgai.bots import PubevalPlayer
 from bgai.cli.main import main
+from bgai.cube import CubeState, Owner
+from bgai.cube.equity import CubefulEquity
 from bgai.engine.board import starting_board
 from bgai.engine.dice import ROLL_COUNTS, ROLLS, roll_index
 from bgai.model.probs import cubeless_equity
@@ -87,9 +90,11 @@ def test_luck_adjusted_results_keep_the_mean_and_narrow_the_interval(best):
     assert plain.luck_ppg is None and "luck-adjusted" not in plain.table()
 
 
-def test_luck_needs_cubeless_money_games_and_a_judge_that_evaluates(capsys):
-    assert main(["bench", "pubeval", "random", "--games", "4", "--luck", "best", "--cube"]) == 2
-    assert "--luck adjusts cubeless money duels" in capsys.readouterr().err
+def test_luck_needs_a_duel_and_a_judge_that_evaluates(capsys):
+    assert main(["bench", "--league", "pubeval", "random", "best", "--games", "4", "--luck", "best"]) == 2
+    assert "--luck adjusts a duel's result: not with --league" in capsys.readouterr().err
+    assert main(["bench", "pubeval", "random", "--games", "4", "--luck", "pubeval", "--cube"]) == 2
+    assert "judging the luck needs a player that evaluates positions" in capsys.readouterr().err
     assert main(["bench", "pubeval", "random", "--games", "4", "--luck", "pubeval"]) == 2
     assert "judging the luck needs a player that evaluates positions" in capsys.readouterr().err
     assert main(["bench", "pubeval", "random", "--games", "4", "--luck", "best", "--json"]) == 0
@@ -103,3 +108,60 @@ def test_the_opening_board_is_where_opening_luck_is_measured(best):
     dice = np.array([[3, 1], [6, 5]])
     luck = cubeless_luck(best.evaluator, board, dice, np.array([True, True]))
     assert luck[0] > 0 and luck[1] > 0  # 31 and 65 are the best openings: better than average
+
+
+CUBE_STATES = [
+    CubeState.money(1, Owner.CENTRED),
+    CubeState.money(2, Owner.ME),
+    CubeState.money(4, Owner.OPPONENT, jacoby=False),
+    CubeState.match(7, 2, 4, 2, Owner.OPPONENT),
+    CubeState.match(5, 4, 1, 1, Owner.CENTRED, crawford=True),
+]
+
+
+def test_cubeful_luck_averages_to_zero_over_the_dice_in_any_cube_state(best):
+    boards = torch.stack(
+        [
+            pos("x 6:5 8:3 13:5 24:2; o 6:5 8:3 13:4 24:2 bar:1"),
+            pos("x 1:2 5:3 20:1 bar:1; o 3:4 19:2 6:2"),
+            pos("x 6:4 5:3 4:3 8:2 13:3; o 6:3 5:3 4:2 8:3 13:2 24:2"),
+            pos("x 1:3 2:3 3:3; o 1:3 2:2 5:2 24:2"),
+            pos("x 6:5 8:3 13:5 24:2; o 6:5 8:3 13:5 24:2"),
+        ]
+    )
+    cubeful = CubefulEquity(True, 15)
+    opening = np.zeros(len(boards), bool)
+    lucks, actual = [], []
+    for r in range(21):
+        dice = np.repeat(ALL_ROLLS[[r]], len(boards), 0)
+        luck, equity = cubeful.luck(best.evaluator, boards, dice, opening, CUBE_STATES)
+        lucks.append(luck)
+        actual.append(equity)
+    lucks, actual = np.stack(lucks, 1), np.stack(actual, 1)
+    assert np.abs(lucks @ WEIGHTS).max() < 1e-9
+    assert lucks == pytest.approx(actual - (actual @ WEIGHTS)[:, None], abs=1e-9)
+    assert np.abs(lucks).max() > 0.05  # the dice matter in every one of them
+    # the cube changes what a roll is worth: a dead cube (Crawford) and a live one differ
+    money = lucks[0, 3]
+    crawford = cubeful.luck(best.evaluator, boards[:1], ALL_ROLLS[[3]], opening[:1], CUBE_STATES[4:])[0]
+    assert crawford != pytest.approx(money, abs=1e-4)
+
+
+@pytest.mark.parametrize("mode", ["cube", "match"])
+def test_cubeful_luck_cancels_in_a_self_duel_and_narrows_the_interval(best, mode):
+    if mode == "cube":
+        play = partial(duel, rules=CubeRules())
+        mean, ci, adjusted, adjusted_ci = "ppg", "ci95", "luck_ppg", "luck_ci95"
+    else:
+        play = partial(match_duel, length=3)
+        mean, ci, adjusted, adjusted_ci = "mwc", "ci95", "luck_mwc", "luck_ci95"
+    itself = play(best, best, 8, seed=5, luck=best)
+    assert getattr(itself, mean) == (0.0 if mode == "cube" else 0.5)
+    assert abs(getattr(itself, adjusted) - getattr(itself, mean)) < 1e-6  # batches round apart
+    assert getattr(itself, adjusted_ci) < 1e-6
+    plain = play(best, PubevalPlayer(), 40, seed=6)
+    lucky = play(best, PubevalPlayer(), 40, seed=6, luck=best)
+    assert getattr(lucky, mean) == getattr(plain, mean)  # the same games
+    assert getattr(lucky, adjusted_ci) < getattr(plain, ci) / 1.5
+    assert "luck-adjusted (best at 0-ply judges the dice)" in lucky.table()
+    assert "luck-adjusted" not in plain.table()

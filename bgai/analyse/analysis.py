@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -42,20 +41,18 @@ import torch
 
 from bgai.analyse.judge import Judge, luck_mark, skill_mark
 from bgai.analyse.replay import CubeRules, GameInfo, Turn, cube_rules_of, replay
-from bgai.cube import CubeState, kazaross_xg2
+from bgai.cube import CubeState
 from bgai.cube import match as match_cube
 from bgai.cube.analysis import analyse_positions
-from bgai.cube.efficiency import cube_efficiencies
-from bgai.cube.search import RollTree, cubeful_value, leaf_tree, roll_tree
+from bgai.cube.equity import CubefulEquity
+from bgai.cube.search import roll_tree
 from bgai.engine.board import checkers_per_side, swap_sides
-from bgai.engine.dice import roll_index
 from bgai.engine.movegen import expand
 from bgai.engine.steps import move_steps
 from bgai.formats import MatchRecord, MatchState, encode_gnubg_id, format_move
 from bgai.model.probs import invert
 from bgai.opponent.grade import rating_class
-from bgai.search import ROLLS, keep_by_filter, roll_moves, score_candidates
-from bgai.search.luck import roll_luck
+from bgai.search import keep_by_filter, score_candidates
 
 ALTERNATIVES = 5
 """Ranked alternatives kept for each marked checker decision (plus the move played)."""
@@ -250,86 +247,6 @@ class MatchAnalysis:
         )
 
 
-# --- equities -------------------------------------------------------------------------------
-
-
-class _Cubeful:
-    """Turns probabilities into gnubg's cubeful normalised equities and costs, for given cube states."""
-
-    def __init__(self, rules: CubeRules, checkers: int) -> None:
-        self.rules = rules
-        self.checkers = checkers
-        self.met = kazaross_xg2()
-
-    def after_move(
-        self,
-        probs: np.ndarray,
-        afters: np.ndarray,
-        states: Sequence[CubeState],
-        plies,
-        which: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """Cubeful equity, normalised, for the mover of each afterstate (mover in row 1; ``probs``
-        the mover's at ``plies``): Janowski on those probabilities, the opponent on roll there and
-        free to double first, with gnubg's cube efficiency of that ply (gnubg's 0-ply, exactly);
-        in money play a two-sided bear-off's exact value instead (:func:`leaf_tree`), as the cube
-        analysis has it.
-
-        ``states[which[i]]`` is row ``i``'s mover's cube state (``which`` defaults to one state a row).
-        """
-        n = len(probs)
-        if not n:
-            return np.zeros(0)
-        plies = np.broadcast_to(np.asarray(plies), (n,))
-        opponent_boards = swap_sides(torch.as_tensor(np.asarray(afters)))
-        shallow = cube_efficiencies(opponent_boards, 0, self.checkers)
-        deep = cube_efficiencies(opponent_boards, 2, self.checkers) if (plies >= 2).any() else shallow
-        theirs = invert(np.asarray(probs, dtype=np.float64))
-        tree = leaf_tree(theirs, np.where(plies >= 2, deep, shallow), opponent_boards, self.checkers)
-        return self.tree_values(tree, states, which)
-
-    def tree_values(
-        self, tree: RollTree, states: Sequence[CubeState], which: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Cubeful equity, normalised, for the mover of each root of ``tree``, a lookahead of
-        afterstates with the opponent on roll (gnubg's cubeful n-ply: a cube decision at every
-        node, Janowski at the leaves, money two-sided bear-offs exact). ``states`` and ``which``
-        as in :meth:`after_move`."""
-        if not self.rules.in_use:  # no cube: every value is cubeless (no cubeful table either)
-            tree = RollTree(tree.probs, np.zeros_like(tree.x), tree.plies, tree.n)
-        distinct: dict[CubeState, int] = {}
-        ids = np.array([distinct.setdefault(state, len(distinct)) for state in states])
-        group = ids if which is None else ids[np.asarray(which)]
-        out = np.empty(tree.n)
-        for state, g in distinct.items():
-            rows = np.flatnonzero(group == g)
-            if not len(rows):
-                continue
-            part = tree if len(rows) == tree.n else tree.subset(rows)
-            value = cubeful_value(part, state.swapped(), may_double=self.rules.in_use, met=self.met)
-            if state.is_money:
-                out[rows] = -value / state.cube
-            else:
-                out[rows] = match_cube.mwc_to_equity(1.0 - value, state, self.met)
-        return out
-
-    def cost(self, equity: np.ndarray | float, state: CubeState) -> np.ndarray:
-        """Normalised equity as points (money: x cube) or match winning chance (match)."""
-        equity = np.asarray(equity, dtype=np.float64)
-        if state.is_money:
-            return equity * state.cube
-        zero = match_cube.equity_to_mwc(0.0, state, self.met)
-        return match_cube.equity_to_mwc(equity, state, self.met) - zero
-
-    def player0(self, equity: float, state: CubeState, player: int) -> float:
-        """The mover's normalised equity as player 0's points (money) or match winning chance."""
-        if state.is_money:
-            value = equity * state.cube
-            return value if player == 0 else -value
-        mwc = float(match_cube.equity_to_mwc(equity, state, self.met))
-        return mwc if player == 0 else 1.0 - mwc
-
-
 # --- the analysis -------------------------------------------------------------------------------
 
 
@@ -341,9 +258,15 @@ def analyse_match(
     rules = rules or cube_rules_of(record)
     games = replay(record, rules)
     turns = [t for g in games for t in g.turns]
-    cubeful = _Cubeful(rules, checkers_per_side(record.variant))
+    cubeful = CubefulEquity(rules.in_use, checkers_per_side(record.variant))
     rolled = [t for t in turns if t.dice is not None and t.steps is not None]
-    luck, roll_equity = _luck(judge, rolled, cubeful)
+    luck, roll_equity = cubeful.luck(
+        judge.evaluator,
+        _boards(rolled),
+        np.array([t.dice for t in rolled]).reshape(-1, 2),
+        np.array([t.opening and t.dice[0] != t.dice[1] for t in rolled], dtype=bool),
+        [t.state for t in rolled],
+    )
     moves, played_equity = _checker_play(judge, rolled, cubeful)
     cube = _cube(judge, [t for t in turns if t.cube_decision or t.doubled], cubeful, rules)
 
@@ -389,46 +312,8 @@ def _boards(turns: list[Turn], what: str = "board") -> torch.Tensor:
     return torch.as_tensor(np.stack([getattr(t, what) for t in turns])).to(torch.int8)
 
 
-def _luck(judge: Judge, rolled: list[Turn], cubeful: _Cubeful) -> tuple[np.ndarray, np.ndarray]:
-    """(luck of each roll, the cubeful equity of the actual roll's best move), normalised, 0-ply."""
-    if not rolled:
-        return np.zeros(0), np.zeros(0)
-    boards = _boards(rolled)
-    mine = _roll_equities(judge, boards, [t.state for t in rolled], cubeful)
-    dice = np.array([t.dice for t in rolled])
-    opening = np.array([t.opening and t.dice[0] != t.dice[1] for t in rolled])
-    theirs = None
-    if opening.any():  # either player might have won the opening roll
-        rows = np.flatnonzero(opening)
-        theirs = _roll_equities(judge, boards[rows], [rolled[i].state.swapped() for i in rows], cubeful)
-    return roll_luck(mine, dice, opening, theirs), mine[np.arange(len(rolled)), roll_index(dice)]
-
-
-def _roll_equities(
-    judge: Judge, boards: torch.Tensor, states: list[CubeState], cubeful: _Cubeful
-) -> np.ndarray:
-    """``(N, 21)`` cubeful equity of each roll's best move at 0-ply, picked by that equity."""
-    rolls = len(ROLLS)
-
-    def rank(values: torch.Tensor, children: torch.Tensor, parent: torch.Tensor) -> torch.Tensor:
-        probs = values.double().cpu().numpy()
-        owners = (parent // rolls).cpu().numpy()
-        return torch.as_tensor(cubeful.after_move(probs, children.cpu().numpy(), states, 0, owners))
-
-    afters, values = roll_moves(judge.evaluator, boards, 0, rank=rank)
-    n = len(boards)
-    equity = cubeful.after_move(
-        values.reshape(n * rolls, 5).double().numpy(),
-        afters.reshape(n * rolls, 2, 25).numpy(),
-        states,
-        0,
-        np.arange(n * rolls) // rolls,
-    )
-    return equity.reshape(n, rolls)
-
-
 def _checker_play(
-    judge: Judge, rolled: list[Turn], cubeful: _Cubeful
+    judge: Judge, rolled: list[Turn], cubeful: CubefulEquity
 ) -> tuple[dict[int, Decision], dict[int, float]]:
     """Every move played, judged: (decision per turn id, played equity per index into ``rolled``)."""
     n = len(rolled)
@@ -589,7 +474,9 @@ def _score(player: int, state: CubeState) -> tuple[int, int]:
     return (mine, theirs) if player == 0 else (theirs, mine)
 
 
-def _cube(judge: Judge, turns: list[Turn], cubeful: _Cubeful, rules: CubeRules) -> dict[int, list[Decision]]:
+def _cube(
+    judge: Judge, turns: list[Turn], cubeful: CubefulEquity, rules: CubeRules
+) -> dict[int, list[Decision]]:
     """The doubler's decision (double or not) and the answer, per turn id."""
     if not turns or not rules.in_use:
         return {}
@@ -709,7 +596,7 @@ def _stats(
 
 
 def _curve(
-    game: GameInfo, after_turn: dict[int, tuple[float, str]], cubeful: _Cubeful, record: MatchRecord
+    game: GameInfo, after_turn: dict[int, tuple[float, str]], cubeful: CubefulEquity, record: MatchRecord
 ) -> list[tuple[float, str]]:
     """Player 0's equity (points, or match winning chance) before the game and after each move,
     each with a label saying which move it was."""

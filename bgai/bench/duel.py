@@ -23,11 +23,13 @@ from bgai.bench.games import (
     BenchResult,
     CubeRules,
     cube_lines,
+    luck_judge,
+    luck_line,
     play_games,
     ppg_lines,
     units_to_play,
 )
-from bgai.bots.players import Player, evaluator_of
+from bgai.bots.players import Player
 from bgai.formats.mat import MatchRecord
 
 __all__ = ["LeagueResult", "MoneyResult", "duel", "league"]
@@ -53,7 +55,8 @@ class MoneyResult(BenchResult):
     luck_ppg: float | None = None
     luck_ci95: float | None = None
     """With a luck judge: A's ppg with every roll's luck taken out (its judge's 0-ply view,
-    :mod:`bgai.search.luck`), an unbiased estimate of the same mean with a narrower interval."""
+    cubeless or cubeful as the games are: :mod:`bgai.search.luck`, :mod:`bgai.cube.equity`),
+    an unbiased estimate of the same mean with a narrower interval."""
 
     @property
     def cubeful(self) -> bool:
@@ -69,23 +72,23 @@ class MoneyResult(BenchResult):
         if not self.cubeful:
             head = f"{self.a} vs {self.b}: {self.games} cubeless money games{pairs}, seed {self.seed}"
             head += variant
-            luck = []
-            if self.luck_ppg is not None:
-                luck = [
-                    f"luck-adjusted ({self.luck_judge} at 0-ply judges the dice): {self.a} "
-                    f"{self.luck_ppg:+.3f} ± {self.luck_ci95:.3f} ppg"
-                ]
-            return "\n".join([head, *ppg_lines(self, width), *luck, speed])
+            return "\n".join([head, *ppg_lines(self, width), *self._luck_line(), speed])
         rules = f"Jacoby {'on' if self.jacoby else 'off'}, beavers {'on' if self.beavers else 'off'}"
         return "\n".join(
             [
                 f"{self.a} vs {self.b}: {self.games} cubeful money games{pairs}, seed {self.seed}, "
                 f"{rules}, cube up to {self.max_cube}{variant}",
                 *ppg_lines(self, width),
+                *self._luck_line(),
                 *cube_lines(self, width),
                 f"average cube {self.avg_cube:.2f}; {speed}",
             ]
         )
+
+    def _luck_line(self) -> list[str]:
+        if self.luck_ppg is None:
+            return []
+        return [luck_line(self.a, self.luck_judge, f"{self.luck_ppg:+.3f} ± {self.luck_ci95:.3f} ppg")]
 
     def session(self, event: str | None = None) -> MatchRecord:
         """The games as one ``.mat`` money session (:func:`bgai.bench.records.money_session`)."""
@@ -115,9 +118,9 @@ def duel(
     With ``duplicate`` an odd ``games`` is rounded up to whole pairs. ``progress`` shows a
     tqdm bar when writing to a terminal. ``record`` keeps every game's moves in ``result.logs``
     (``result.session()`` is then the ``.mat`` file). ``luck``: a player whose net judges every
-    roll's luck (cubeless games only), for a luck-adjusted result beside the plain one.
+    roll's luck (cubeful where the cube is in play), for a luck-adjusted result beside the plain one.
     """
-    judge = None if luck is None else evaluator_of(luck, "judging the luck")[0]
+    judge = luck_judge(luck)
     games = units_to_play(games, duplicate)
     out = play_games(
         a,

@@ -52,8 +52,9 @@ from tqdm import tqdm
 
 from bgai.bench.dice import dice_of, opening_dice
 from bgai.bots.cube import ANSWERS, cube_sense
-from bgai.bots.players import Player
+from bgai.bots.players import Player, evaluator_of
 from bgai.cube import CubeState, Owner
+from bgai.cube.equity import CubefulEquity
 from bgai.cube.state import MAX_CUBE
 from bgai.engine.board import checkers_per_side, game_value, starting_board, swap_sides
 from bgai.search.evaluator import Evaluator
@@ -151,7 +152,8 @@ class Played:
     logs: list[GameLog] = field(default_factory=list)
     seconds: float = 0.0
     unit_luck: np.ndarray | None = None
-    """Per unit, with a luck judge: A's luck minus B's over all the rolls (cubeless equity)."""
+    """Per unit, with a luck judge: A's luck minus B's over all the rolls, in the unit's own
+    terms (points of a money game, match winning chance of a match)."""
 
     def per_second(self, count: int) -> float:
         """``count`` (games, matches) per second of play."""
@@ -262,6 +264,17 @@ class BenchResult:
         return self.logs
 
 
+def luck_judge(player: Player | None) -> Evaluator | None:
+    """The evaluator of a luck judge (``None``: no luck adjustment); a one-line error for a
+    player that evaluates nothing."""
+    return None if player is None else evaluator_of(player, "judging the luck")[0]
+
+
+def luck_line(a: str, judge: str | None, adjusted: str) -> str:
+    """The table row of a luck-adjusted result."""
+    return f"luck-adjusted ({judge} at 0-ply judges the dice): {a} {adjusted}"
+
+
 def cube_lines(result: BenchResult, width: int) -> list[str]:
     """A's and B's cube actions as table rows."""
     head = f"{'cube':<{width}}  {'doubles':>7}  {'takes':>6}  {'passes':>6}  {'beavers':>7}"
@@ -305,11 +318,11 @@ def play_games(
 
     Every game leaves a :class:`GameLog`; ``record`` keeps its moves too (every board, for
     ``.mat`` files and grading). ``progress`` shows a tqdm bar on a terminal. ``luck``: an
-    evaluator that measures every roll's luck at 0-ply (:mod:`bgai.search.luck`; cubeless money
-    games only), summed per unit in :attr:`Played.unit_luck`.
+    evaluator that measures every roll's luck at 0-ply, summed per unit in
+    :attr:`Played.unit_luck`: cubeless equity in cubeless games (:mod:`bgai.search.luck`), else
+    the cubeful equity at the game's cube and score (:mod:`bgai.cube.equity`) as points or match
+    winning chance.
     """
-    if luck is not None and (length or rules.max_cube > 1):
-        raise ValueError("luck-adjusted results are for cubeless money games (no --cube, no --match)")
     table = _Table(a, b, units, seed, duplicate, variant, rules, length, record, luck)
     return table.run(parallel, progress)
 
@@ -387,6 +400,8 @@ class _Table:
         self.out = Played(np.zeros(units), unit_luck=None if luck is None else np.zeros(units))
         self.record = record
         self.luck = luck
+        cube_in_play = length > 0 or rules.max_cube > 1
+        self.cubeful = CubefulEquity(True, self.checkers) if luck is not None and cube_in_play else None
         self.running: dict[int, GameLog] = {}
         """The game each unit is playing now."""
 
@@ -437,18 +452,7 @@ class _Table:
         states: list[CubeState | None] = [None] * n
         may = np.zeros(n, dtype=bool)
         for i in np.flatnonzero((s.turn > 0) & (2 * s.cube <= rules.max_cube)):
-            me = s.on_roll[i]
-            owner = Owner.CENTRED if s.owner[i] < 0 else Owner.ME if s.owner[i] == me else Owner.OPPONENT
-            state = _cube_state(
-                self.length,
-                int(s.score[i, me]),
-                int(s.score[i, 1 - me]),
-                int(s.cube[i]),
-                owner,
-                bool(s.crawford[i]),
-                rules.jacoby,
-                rules.beavers,
-            )
+            state = self._mover_state(s, i)
             states[i], may[i] = state, state.can_double
         if not may.any():
             return
@@ -466,6 +470,21 @@ class _Table:
                 answers.update(zip(rows.tolist(), replies, strict=True))
         for i, answer in sorted(answers.items()):
             self._answer(s, i, answer, ended, points)
+
+    def _mover_state(self, s: _Slots, i: int) -> CubeState:
+        """The cube state of row ``i``'s player on roll."""
+        me = s.on_roll[i]
+        owner = Owner.CENTRED if s.owner[i] < 0 else Owner.ME if s.owner[i] == me else Owner.OPPONENT
+        return _cube_state(
+            self.length,
+            int(s.score[i, me]),
+            int(s.score[i, 1 - me]),
+            int(s.cube[i]),
+            owner,
+            bool(s.crawford[i]),
+            self.rules.jacoby,
+            self.rules.beavers,
+        )
 
     def _answer(self, s: _Slots, i: int, answer: str, ended: np.ndarray, points: np.ndarray) -> None:
         if answer not in ANSWERS:
@@ -534,7 +553,13 @@ class _Table:
         for start in range(0, len(live), LUCK_CHUNK):
             rows = live[start : start + LUCK_CHUNK]
             boards = s.boards.index_select(0, torch.as_tensor(rows))
-            luck = cubeless_luck(self.luck, boards, dice[rows], s.turn[rows] == 0)
+            opening = s.turn[rows] == 0
+            if self.cubeful is None:
+                luck = cubeless_luck(self.luck, boards, dice[rows], opening)
+            else:  # normalised cubeful luck, then points (money) or match winning chance
+                states = [self._mover_state(s, i) for i in rows]
+                luck, _ = self.cubeful.luck(self.luck, boards, dice[rows], opening, states)
+                luck = np.array([self.cubeful.cost(x, st) for x, st in zip(luck, states, strict=True)])
             np.add.at(self.out.unit_luck, s.unit[rows], np.where(a_moves[rows], luck, -luck))
 
     def _finish_games(self, s: _Slots, ended, points, passed, value) -> np.ndarray:

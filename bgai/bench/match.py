@@ -10,7 +10,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from bgai.bench.games import BenchResult, CubeRules, ci95, cube_lines, play_games, units_to_play
+from bgai.bench.games import (
+    BenchResult,
+    CubeRules,
+    ci95,
+    cube_lines,
+    luck_judge,
+    luck_line,
+    play_games,
+    units_to_play,
+)
 from bgai.bots.players import Player
 from bgai.cube.state import MAX_CUBE
 from bgai.formats.mat import MatchRecord
@@ -29,6 +38,12 @@ class MatchResult(BenchResult):
     """Games played in all the matches."""
     avg_games: float
     matches_per_sec: float
+    luck_judge: str | None = None
+    luck_mwc: float | None = None
+    luck_ci95: float | None = None
+    """With a luck judge: A's match wins with every roll's luck taken out (its judge's 0-ply
+    cubeful view in match winning chance, :mod:`bgai.cube.equity`), an unbiased estimate of the
+    same fraction with a narrower interval."""
 
     def table(self) -> str:
         pairs = f" ({self.matches // 2} duplicate pairs)" if self.duplicate else ""
@@ -41,6 +56,15 @@ class MatchResult(BenchResult):
             f"{'player':<{width}}  {'match wins %':>14}",
             f"{self.a:<{width}}  {100 * self.mwc:6.1f} ± {ci:<5}",
             f"{self.b:<{width}}  {100 * (1 - self.mwc):6.1f} ± {ci:<5}",
+            *(
+                [
+                    luck_line(
+                        self.a, self.luck_judge, f"{100 * self.luck_mwc:.1f} ± {100 * self.luck_ci95:.1f} %"
+                    )
+                ]
+                if self.luck_mwc is not None
+                else []
+            ),
             *cube_lines(self, width),
             f"{self.games} games ({self.avg_games:.2f} per match), average cube {self.avg_cube:.2f}; "
             f"{self.games_per_sec:.1f} games/s, {self.matches_per_sec:.2f} matches/s, {self.seconds:.1f} s",
@@ -66,12 +90,16 @@ def match_duel(
     progress: bool = False,
     record: bool = False,
     parallel: int = 1024,
+    luck: Player | None = None,
 ) -> MatchResult:
     """Play ``matches`` matches to ``length`` points of A against B (Crawford rule).
 
     With ``duplicate`` an odd ``matches`` is rounded up to whole pairs. ``record`` keeps every
     game's moves in ``result.logs`` (``result.sessions()`` is then one ``.mat`` record per match).
+    ``luck``: a player whose net judges every roll's luck, for a luck-adjusted result beside
+    the plain one.
     """
+    judge = luck_judge(luck)
     from bgai.cube import kazaross_xg2
 
     matches = units_to_play(matches, duplicate, "matches")
@@ -90,7 +118,12 @@ def match_duel(
         record=record,
         parallel=parallel,
         progress=progress,
+        luck=judge,
     )
+    adjusted = {}
+    if luck is not None:  # the same mean, less noise: the dice's luck taken out
+        fair = out.unit_result - out.unit_luck
+        adjusted = dict(luck_judge=luck.name, luck_mwc=float(fair.mean()), luck_ci95=ci95(fair, duplicate))
     return MatchResult(
         **out.summary(a, b, duplicate, seed, variant, rules),
         length=length,
@@ -101,4 +134,5 @@ def match_duel(
         avg_games=len(out.logs) / matches,
         matches_per_sec=out.per_second(matches),
         logs=out.in_order() if record else None,
+        **adjusted,
     )

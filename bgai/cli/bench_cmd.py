@@ -5,7 +5,8 @@ Duplicate dice by default (each dice stream played twice, seats swapped), three 
 * cubeless money games (the default): A's points per game with its 95 % interval, and
   win/gammon/backgammon rates for both sides; ``--league A B C ...`` plays a round robin;
   ``--luck J`` adds the luck-adjusted result (each roll's luck by J's net at 0-ply taken out:
-  the same mean, a narrower interval, for a few milliseconds more a turn);
+  the same mean, a narrower interval, for a few milliseconds more a turn; with ``--cube`` and
+  ``--match`` too, each roll's cubeful luck at the game's cube and score);
 * ``--cube``: cubeful money games, centred cube at the start, Jacoby and beavers on unless
   ``--no-jacoby`` / ``--no-beavers`` (gnubg's money defaults), plus each side's doubles,
   takes, passes and beavers and the average cube;
@@ -78,7 +79,8 @@ def register(subparsers) -> None:
         "--luck",
         metavar="PLAYER",
         help="also report A's ppg with the dice's luck taken out, every roll judged by PLAYER's net "
-        "at 0-ply (variance reduction, as gnubg's luck-adjusted results; cubeless money games only)",
+        "at 0-ply, cubeful where the cube is in play (variance reduction, as gnubg's luck-adjusted "
+        "results; with --match A's match wins)",
     )
     parser.add_argument("--variant", default="standard", help="standard, nackgammon or hypergammon")
     parser.add_argument("--parallel", type=int, default=1024, help="games played at once (default 1024)")
@@ -106,8 +108,8 @@ def _check(args: argparse.Namespace) -> list[str]:
         raise ValueError("--jacoby and --beavers are money-play cube rules: use them with --cube")
     if args.max_cube is not None and not cubeful:
         raise ValueError("--max-cube needs --cube or --match")
-    if args.luck and (cubeful or args.league):
-        raise ValueError("--luck adjusts cubeless money duels: not with --cube, --match or --league")
+    if args.luck and args.league:
+        raise ValueError("--luck adjusts a duel's result: not with --league")
     if not 1 <= args.parallel <= MAX_PARALLEL:
         raise ValueError(f"--parallel must lie in 1..{MAX_PARALLEL} (games at once), got {args.parallel}")
     if args.threads is not None and args.threads < 0:
@@ -142,6 +144,9 @@ def run(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty() and not args.json,
     )
     max_cube = MAX_CUBE if args.max_cube is None else args.max_cube
+    luck = None
+    if args.luck:
+        luck = loaded[args.luck] if args.luck in loaded else load_player(args.luck)
     if args.league:
         result = league(players, args.games, args.seed, **options)
     elif args.cube:
@@ -150,17 +155,21 @@ def run(args: argparse.Namespace) -> int:
             beavers=True if args.beavers is None else args.beavers,
             max_cube=max_cube,
         )
-        result = duel(*players, args.games, args.seed, rules=rules, record=record, **options)
+        result = duel(*players, args.games, args.seed, rules=rules, record=record, luck=luck, **options)
         records = [result.session(f"bgai bench, seed {args.seed}")] if record else None
     elif args.match is not None:
         result = match_duel(
-            *players, args.games, args.match, args.seed, max_cube=max_cube, record=record, **options
+            *players,
+            args.games,
+            args.match,
+            args.seed,
+            max_cube=max_cube,
+            record=record,
+            luck=luck,
+            **options,
         )
         records = result.sessions() if record else None
     else:
-        luck = None
-        if args.luck:
-            luck = loaded[args.luck] if args.luck in loaded else load_player(args.luck)
         result = duel(*players, args.games, args.seed, record=record, luck=luck, **options)
         records = [result.session(f"bgai bench, seed {args.seed}")] if record else None
     written = _save(records, Path(args.save_games), numbered=args.match is not None) if record else None

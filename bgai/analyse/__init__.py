@@ -10,7 +10,8 @@
 
 from bgai.analyse.analysis import Decision, MatchAnalysis, PlayerStats, Roll, analyse_match
 from bgai.analyse.judge import ANALYSIS_FILTER, Judge, analysis_judge, luck_mark, skill_mark
-from bgai.analyse.replay import CubeRules, read_match, replay
+from bgai.analyse.replay import read_match, replay
+from bgai.cube.state import CubeRules
 
 __all__ = [
     "ANALYSIS_FILTER",

@@ -40,12 +40,13 @@ import numpy as np
 import torch
 
 from bgai.analyse.judge import Judge, luck_mark, skill_mark
-from bgai.analyse.replay import CubeRules, GameInfo, Turn, cube_rules_of, replay
+from bgai.analyse.replay import GameInfo, Turn, cube_rules_of, replay
 from bgai.cube import CubeState
 from bgai.cube import match as match_cube
 from bgai.cube.analysis import analyse_positions
 from bgai.cube.equity import CubefulEquity
 from bgai.cube.search import roll_tree
+from bgai.cube.state import CubeRules
 from bgai.engine.board import checkers_per_side, swap_sides
 from bgai.engine.movegen import expand
 from bgai.engine.steps import move_steps

@@ -24,18 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from bgai.cube import CubeState, Owner
+from bgai.cube.state import MAX_CUBE, CubeRules
 from bgai.engine.board import starting_board, swap_sides
 from bgai.engine.steps import Step, apply_steps
 from bgai.formats import GameRecord, MatchRecord, load_mat
-
-
-@dataclass(frozen=True)
-class CubeRules:
-    """How the cube was used in a file: in play at all, and money play's Jacoby and beaver rules."""
-
-    in_use: bool = True
-    jacoby: bool = True
-    beavers: bool = True
 
 
 @dataclass
@@ -127,7 +119,7 @@ def cube_rules_of(record: MatchRecord) -> CubeRules:
     in_use = record.cube_limit != 1 and "cubeless" not in comment
     jacoby = "jacoby rule off" not in comment and "set jacoby off" not in comment
     beavers = "beavers off" not in comment
-    return CubeRules(in_use=in_use, jacoby=jacoby, beavers=beavers)
+    return CubeRules(jacoby=jacoby, beavers=beavers, max_cube=MAX_CUBE if in_use else 1)
 
 
 def replay(record: MatchRecord, rules: CubeRules | None = None) -> list[GameInfo]:

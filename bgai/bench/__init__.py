@@ -6,8 +6,9 @@ views of those logs.
 
 from bgai.bench.dice import dice_of, opening_dice
 from bgai.bench.duel import LeagueResult, MoneyResult, duel, league
-from bgai.bench.games import CUBELESS, CubeRules, CubeStats, GameLog
+from bgai.bench.games import CubeStats, GameLog
 from bgai.bench.match import MatchResult, match_duel
+from bgai.cube.state import CUBELESS, CubeRules
 
 __all__ = [
     "CUBELESS",

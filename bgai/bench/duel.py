@@ -19,9 +19,7 @@ from typing import Any
 import numpy as np
 
 from bgai.bench.games import (
-    CUBELESS,
     BenchResult,
-    CubeRules,
     cube_lines,
     luck_judge,
     luck_line,
@@ -30,6 +28,7 @@ from bgai.bench.games import (
     units_to_play,
 )
 from bgai.bots.players import Player
+from bgai.cube.state import CUBELESS, CubeRules
 from bgai.formats.mat import MatchRecord
 
 __all__ = ["LeagueResult", "MoneyResult", "duel", "league"]

@@ -55,7 +55,7 @@ from bgai.bots.cube import ANSWERS, cube_sense
 from bgai.bots.players import Player, evaluator_of
 from bgai.cube import CubeState, Owner
 from bgai.cube.equity import CubefulEquity
-from bgai.cube.state import MAX_CUBE
+from bgai.cube.state import CubeRules
 from bgai.engine.board import checkers_per_side, game_value, starting_board, swap_sides
 from bgai.search.evaluator import Evaluator
 from bgai.search.luck import cubeless_luck
@@ -63,24 +63,6 @@ from bgai.stats import mean_ci95
 
 MAX_TURNS = 10_000
 LUCK_CHUNK = 256  # boards whose 21 rolls are moved in one go when measuring luck
-
-
-@dataclass(frozen=True)
-class CubeRules:
-    """How the cube is played: money options and the cube cap (the Jacoby rule and beavers
-    only apply to money play)."""
-
-    jacoby: bool = True
-    beavers: bool = True
-    max_cube: int = MAX_CUBE
-
-    def __post_init__(self) -> None:
-        if self.max_cube < 1 or self.max_cube & (self.max_cube - 1):
-            raise ValueError(f"max_cube must be a power of two, got {self.max_cube}")
-
-
-CUBELESS = CubeRules(jacoby=False, max_cube=1)
-"""Money games without a cube: every game counts 1, 2 or 3 points as the board says."""
 
 
 @dataclass
@@ -400,7 +382,7 @@ class _Table:
         self.out = Played(np.zeros(units), unit_luck=None if luck is None else np.zeros(units))
         self.record = record
         self.luck = luck
-        cube_in_play = length > 0 or rules.max_cube > 1
+        cube_in_play = length > 0 or rules.in_use
         self.cubeful = CubefulEquity(True, self.checkers) if luck is not None and cube_in_play else None
         self.running: dict[int, GameLog] = {}
         """The game each unit is playing now."""

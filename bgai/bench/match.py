@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from bgai.bench.games import (
     BenchResult,
-    CubeRules,
     ci95,
     cube_lines,
     luck_judge,
@@ -21,7 +20,7 @@ from bgai.bench.games import (
     units_to_play,
 )
 from bgai.bots.players import Player
-from bgai.cube.state import MAX_CUBE
+from bgai.cube.state import MAX_CUBE, CubeRules
 from bgai.formats.mat import MatchRecord
 
 __all__ = ["MatchResult", "match_duel"]

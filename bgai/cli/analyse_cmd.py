@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     for name, record in records:
         rules = cube_rules_of(record)
         if args.cubeless:
-            rules = replace(rules, in_use=False)
+            rules = replace(rules, max_cube=1)
         if args.jacoby is not None:
             rules = replace(rules, jacoby=args.jacoby)
         analysis = analyse_match(record, judge, rules=rules, source=name)

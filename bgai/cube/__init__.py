@@ -9,7 +9,8 @@ roll's (the would-be doubler's).
 
 Probabilities in, no boards (they import nothing above :mod:`bgai.cube`):
 
-* :mod:`bgai.cube.state`: :class:`CubeState` and the rules of who may double;
+* :mod:`bgai.cube.state`: :class:`CubeState` and the rules of who may double, :class:`CubeRules`
+  (how a game plays the cube: its cap, Jacoby, beavers);
 * :mod:`bgai.cube.met`: the Kazaross-XG2 match equity table and score arithmetic;
 * :mod:`bgai.cube.money`: Janowski's closed forms and gnubg's money cubeful equity;
 * :mod:`bgai.cube.match`: match play in MWC (live-cube cash points, normalised equity);
@@ -42,11 +43,13 @@ from bgai.cube.decision import (
 )
 from bgai.cube.efficiency import cube_efficiency
 from bgai.cube.met import MatchEquityTable, kazaross_xg2
-from bgai.cube.state import CubeState, Owner
+from bgai.cube.state import CUBELESS, CubeRules, CubeState, Owner
 
 __all__ = [
+    "CUBELESS",
     "NOT_AVAILABLE",
     "CubeAnalysis",
+    "CubeRules",
     "CubeState",
     "MatchEquityTable",
     "Owner",

@@ -25,6 +25,29 @@ MAX_CUBE = 4096
 beyond it."""
 
 
+@dataclass(frozen=True)
+class CubeRules:
+    """How a game or session plays the cube: the cap (1: no cube at all, every game counts what
+    the board says) and money play's Jacoby rule and beavers."""
+
+    jacoby: bool = True
+    beavers: bool = True
+    max_cube: int = MAX_CUBE
+
+    def __post_init__(self) -> None:
+        if self.max_cube < 1 or self.max_cube & (self.max_cube - 1):
+            raise ValueError(f"max_cube must be a power of two, got {self.max_cube}")
+
+    @property
+    def in_use(self) -> bool:
+        """The cube is in play (it may be turned at least once)."""
+        return self.max_cube > 1
+
+
+CUBELESS = CubeRules(jacoby=False, max_cube=1)
+"""Money games without a cube: every game counts 1, 2 or 3 points as the board says."""
+
+
 class Owner(Enum):
     """Who holds the cube, relative to the player on roll."""
 

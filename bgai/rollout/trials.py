@@ -19,7 +19,7 @@ each. Each ply, the live trials are, in this order:
 for the roll thrown minus its average over the 21 rolls (0-ply values, whatever ply moves the
 checkers), is summed per trial and subtracted from the result. Its mean is zero whatever the
 evaluator, so the estimate stays unbiased; in cubeful play the same is done with the 0-ply
-cubeful equity at the trial's cube (:meth:`CubeRules.before_roll`: in a money two-sided
+cubeful equity at the trial's cube (:meth:`CubePlay.before_roll`: in a money two-sided
 bear-off the very value a trial ends with there, so that the last roll's luck cancels).
 
 Every value is kept from the root player's view (the player on roll at the root): the
@@ -75,7 +75,7 @@ class CubeStart:
     owner: np.ndarray
 
 
-class CubeRules:
+class CubePlay:
     """Cube play inside the trials, money or match: gnubg's 0-ply decisions for each trial's cube
     (:func:`~bgai.cube.search.cube_analysis` of a 0-ply tree: Janowski's model, but the exact
     table in money two-sided bear-offs), and the cubeful value kept in the trials' cubeful channel.
@@ -191,7 +191,7 @@ def play_block(
     live = np.arange(m)
     rules = trials_cube = None
     if cube is not None:
-        rules = CubeRules(cube.state)
+        rules = CubePlay(cube.state)
         trials_cube = _TrialCube(
             np.repeat(np.asarray(cube.cube, dtype=np.int64), n_trials),
             np.repeat(np.asarray(cube.owner, dtype=np.int64), n_trials),
@@ -346,7 +346,7 @@ def _chunked(fn, size: int, *tensors: torch.Tensor):
 
 
 def _offer_cube(
-    evaluator, rules: CubeRules, trials_cube: _TrialCube, boards, x, live, ply: int, result
+    evaluator, rules: CubePlay, trials_cube: _TrialCube, boards, x, live, ply: int, result
 ) -> None:
     """gnubg's 0-ply cube action for each live trial whose cubeful result is still open (exact
     in money two-sided bear-offs, which :func:`play_block` ends first when it has the table)."""

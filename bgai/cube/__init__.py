@@ -24,6 +24,8 @@ Boards and evaluators in (engine, formats, model and :mod:`bgai.search` below th
 * :mod:`bgai.cube.bearoff`: exact cubeful money equities of two-sided bear-offs (on the
   tables of :mod:`bgai.bearoff`), which replace Janowski's model there;
 * :mod:`bgai.cube.search`: the cubeful n-ply lookahead behind the 1- and 2-ply analysis;
+* :mod:`bgai.cube.equity`: the cubeful equity after a move and a roll's cubeful luck (the
+  analysis's values and luck, the bench's cubeful luck-adjusted results);
 * :mod:`bgai.cube.analysis`: cube states from a :class:`~bgai.formats.MatchState`, the cube
   analysis of positions at 0, 1 or 2 ply, and :class:`~bgai.cube.analysis.CubeDecider`, the
   one cube sense every bot uses.

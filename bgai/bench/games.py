@@ -137,6 +137,14 @@ class Played:
     """Per unit, with a luck judge: A's luck minus B's over all the rolls, in the unit's own
     terms (points of a money game, match winning chance of a match)."""
 
+    def luck_adjusted(self, duplicate: bool) -> dict:
+        """With a luck judge, the unit results with the dice's luck taken out: their mean (the
+        same as the plain one's, less noise) and its interval as ``luck_mean``, ``luck_ci95``."""
+        if self.unit_luck is None:
+            return {}
+        fair = self.unit_result - self.unit_luck
+        return dict(luck_mean=float(fair.mean()), luck_ci95=ci95(fair, duplicate))
+
     def per_second(self, count: int) -> float:
         """``count`` (games, matches) per second of play."""
         return count / self.seconds if self.seconds > 0 else math.inf
@@ -178,10 +186,9 @@ class Played:
             rates[f"{side}_win"] = float(won.mean())
             rates[f"{side}_gammon"] = float((won & (value >= 2)).mean())
             rates[f"{side}_backgammon"] = float((won & (value >= 3)).mean())
-        luck = {}
-        if self.unit_luck is not None:  # the same mean, less noise: the dice's luck taken out
-            adjusted = self.unit_result - self.unit_luck
-            luck = dict(luck_ppg=float(adjusted.mean()), luck_ci95=ci95(adjusted, duplicate))
+        luck = self.luck_adjusted(duplicate)
+        if luck:
+            luck["luck_ppg"] = luck.pop("luck_mean")
         return dict(
             **self.summary(a, b, duplicate, seed, variant, rules),
             **luck,

@@ -55,20 +55,19 @@ class MatchResult(BenchResult):
             f"{'player':<{width}}  {'match wins %':>14}",
             f"{self.a:<{width}}  {100 * self.mwc:6.1f} ± {ci:<5}",
             f"{self.b:<{width}}  {100 * (1 - self.mwc):6.1f} ± {ci:<5}",
-            *(
-                [
-                    luck_line(
-                        self.a, self.luck_judge, f"{100 * self.luck_mwc:.1f} ± {100 * self.luck_ci95:.1f} %"
-                    )
-                ]
-                if self.luck_mwc is not None
-                else []
-            ),
+            *self._luck_line(),
             *cube_lines(self, width),
             f"{self.games} games ({self.avg_games:.2f} per match), average cube {self.avg_cube:.2f}; "
             f"{self.games_per_sec:.1f} games/s, {self.matches_per_sec:.2f} matches/s, {self.seconds:.1f} s",
         ]
         return "\n".join(lines)
+
+    def _luck_line(self) -> list[str]:
+        if self.luck_mwc is None:
+            return []
+        return [
+            luck_line(self.a, self.luck_judge, f"{100 * self.luck_mwc:.1f} ± {100 * self.luck_ci95:.1f} %")
+        ]
 
     def sessions(self) -> list[MatchRecord]:
         """Each match as a ``.mat`` record (:func:`bgai.bench.records.match_records`)."""
@@ -98,8 +97,9 @@ def match_duel(
     ``luck``: a player whose net judges every roll's luck, for a luck-adjusted result beside
     the plain one.
     """
-    judge = luck_judge(luck)
     from bgai.cube import kazaross_xg2
+
+    judge = luck_judge(luck)
 
     matches = units_to_play(matches, duplicate, "matches")
     if not 1 <= length <= kazaross_xg2().max_away:
@@ -119,10 +119,9 @@ def match_duel(
         progress=progress,
         luck=judge,
     )
-    adjusted = {}
-    if luck is not None:  # the same mean, less noise: the dice's luck taken out
-        fair = out.unit_result - out.unit_luck
-        adjusted = dict(luck_judge=luck.name, luck_mwc=float(fair.mean()), luck_ci95=ci95(fair, duplicate))
+    adjusted = out.luck_adjusted(duplicate)
+    if adjusted:
+        adjusted.update(luck_judge=luck.name, luck_mwc=adjusted.pop("luck_mean"))
     return MatchResult(
         **out.summary(a, b, duplicate, seed, variant, rules),
         length=length,

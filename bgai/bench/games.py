@@ -137,13 +137,13 @@ class Played:
     """Per unit, with a luck judge: A's luck minus B's over all the rolls, in the unit's own
     terms (points of a money game, match winning chance of a match)."""
 
-    def luck_adjusted(self, duplicate: bool) -> dict:
-        """With a luck judge, the unit results with the dice's luck taken out: their mean (the
-        same as the plain one's, less noise) and its interval as ``luck_mean``, ``luck_ci95``."""
+    def luck_adjusted(self, duplicate: bool) -> tuple[float, float] | None:
+        """With a luck judge, the unit results with the dice's luck taken out: (their mean, the
+        same as the plain one's with less noise, and its 95 % half-width); else None."""
         if self.unit_luck is None:
-            return {}
+            return None
         fair = self.unit_result - self.unit_luck
-        return dict(luck_mean=float(fair.mean()), luck_ci95=ci95(fair, duplicate))
+        return float(fair.mean()), ci95(fair, duplicate)
 
     def per_second(self, count: int) -> float:
         """``count`` (games, matches) per second of play."""
@@ -186,9 +186,8 @@ class Played:
             rates[f"{side}_win"] = float(won.mean())
             rates[f"{side}_gammon"] = float((won & (value >= 2)).mean())
             rates[f"{side}_backgammon"] = float((won & (value >= 3)).mean())
-        luck = self.luck_adjusted(duplicate)
-        if luck:
-            luck["luck_ppg"] = luck.pop("luck_mean")
+        adjusted = self.luck_adjusted(duplicate)
+        luck = {} if adjusted is None else dict(luck_ppg=adjusted[0], luck_ci95=adjusted[1])
         return dict(
             **self.summary(a, b, duplicate, seed, variant, rules),
             **luck,
@@ -548,7 +547,7 @@ class _Table:
             else:  # normalised cubeful luck, then points (money) or match winning chance
                 states = [self._mover_state(s, i) for i in rows]
                 luck, _ = self.cubeful.luck(self.luck, boards, dice[rows], opening, states)
-                luck = np.array([self.cubeful.cost(x, st) for x, st in zip(luck, states, strict=True)])
+                luck = self.cubeful.costs(luck, states)
             np.add.at(self.out.unit_luck, s.unit[rows], np.where(a_moves[rows], luck, -luck))
 
     def _finish_games(self, s: _Slots, ended, points, passed, value) -> np.ndarray:

@@ -120,8 +120,9 @@ def match_duel(
         luck=judge,
     )
     adjusted = out.luck_adjusted(duplicate)
-    if adjusted:
-        adjusted.update(luck_judge=luck.name, luck_mwc=adjusted.pop("luck_mean"))
+    luck_fields = (
+        {} if adjusted is None else dict(luck_judge=luck.name, luck_mwc=adjusted[0], luck_ci95=adjusted[1])
+    )
     return MatchResult(
         **out.summary(a, b, duplicate, seed, variant, rules),
         length=length,
@@ -132,5 +133,5 @@ def match_duel(
         avg_games=len(out.logs) / matches,
         matches_per_sec=out.per_second(matches),
         logs=out.in_order() if record else None,
-        **adjusted,
+        **luck_fields,
     )

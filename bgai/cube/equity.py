@@ -73,14 +73,8 @@ class CubefulEquity:
         as in :meth:`after_move`."""
         if not self.in_use:  # no cube: every value is cubeless (no cubeful table either)
             tree = RollTree(tree.probs, np.zeros_like(tree.x), tree.plies, tree.n)
-        distinct: dict[CubeState, int] = {}
-        ids = np.array([distinct.setdefault(state, len(distinct)) for state in states])
-        group = ids if which is None else ids[np.asarray(which)]
         out = np.empty(tree.n)
-        for state, g in distinct.items():
-            rows = np.flatnonzero(group == g)
-            if not len(rows):
-                continue
+        for state, rows in _by_state(states, which):
             part = tree if len(rows) == tree.n else tree.subset(rows)
             value = cubeful_value(part, state.swapped(), may_double=self.in_use, met=self.met)
             if state.is_money:
@@ -96,6 +90,14 @@ class CubefulEquity:
             return equity * state.cube
         zero = match_cube.equity_to_mwc(0.0, state, self.met)
         return match_cube.equity_to_mwc(equity, state, self.met) - zero
+
+    def costs(self, equity: np.ndarray, states: Sequence[CubeState]) -> np.ndarray:
+        """:meth:`cost` of each row's equity in its own cube state ``states[i]``."""
+        equity = np.asarray(equity, dtype=np.float64)
+        out = np.empty(len(equity))
+        for state, rows in _by_state(states):
+            out[rows] = self.cost(equity[rows], state)
+        return out
 
     def player0(self, equity: float, state: CubeState, player: int) -> float:
         """The mover's normalised equity as player 0's points (money) or match winning chance."""
@@ -151,3 +153,15 @@ class CubefulEquity:
             )
         actual = mine[np.arange(len(boards)), roll_index(dice)]
         return roll_luck(mine, dice, opening, theirs), actual
+
+
+def _by_state(states: Sequence[CubeState], which: np.ndarray | None = None):
+    """``(state, rows)`` for each distinct cube state, ``rows`` where row ``i``'s state is
+    ``states[which[i]]`` (``which`` defaults to one state a row): batches that share a state."""
+    distinct: dict[CubeState, int] = {}
+    ids = np.array([distinct.setdefault(state, len(distinct)) for state in states], dtype=np.int64)
+    group = ids if which is None else ids[np.asarray(which)]
+    for state, g in distinct.items():
+        rows = np.flatnonzero(group == g)
+        if len(rows):
+            yield state, rows

@@ -25,6 +25,12 @@ MAX_CUBE = 4096
 beyond it."""
 
 
+def _power_of_two(name: str, value: int) -> None:
+    """A one-line error unless ``value`` is a cube value (a power of two, 1 included)."""
+    if value < 1 or value & (value - 1):
+        raise ValueError(f"{name} must be a power of two, got {value}")
+
+
 @dataclass(frozen=True)
 class CubeRules:
     """How a game or session plays the cube: the cap (1: no cube at all, every game counts what
@@ -35,8 +41,7 @@ class CubeRules:
     max_cube: int = MAX_CUBE
 
     def __post_init__(self) -> None:
-        if self.max_cube < 1 or self.max_cube & (self.max_cube - 1):
-            raise ValueError(f"max_cube must be a power of two, got {self.max_cube}")
+        _power_of_two("max_cube", self.max_cube)
 
     @property
     def in_use(self) -> bool:
@@ -78,8 +83,7 @@ class CubeState:
     beavers: bool = True
 
     def __post_init__(self) -> None:
-        if self.cube < 1 or self.cube & (self.cube - 1):
-            raise ValueError(f"cube must be a power of two, got {self.cube}")
+        _power_of_two("cube", self.cube)
         if self.owner is Owner.CENTRED and self.cube != 1:
             raise ValueError("a centred cube has value 1")
         if self.match_length < 0:

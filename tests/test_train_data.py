@@ -662,6 +662,29 @@ def test_labels_made_on_cuda_are_the_cpus_or_cuda_is_a_one_line_error(database, 
     torch.testing.assert_close(gpu.probs, cpu.probs, atol=1e-4, rtol=0)
 
 
+def test_rollout_labels_made_on_cuda_are_the_cpus_or_cuda_is_a_one_line_error(database, tmp_path, capsys):
+    """Rollouts on a GPU (the labelling a GPU is lent for) play the CPU's trials: the dice are
+    drawn on the host from each position and trial, so the labels agree to float rounding."""
+    job = LabelJob(kind="rollout", trials=36, truncate=7, classes=("contact",), chunk=6)
+    made = {}
+    for device in ("cpu", "cuda"):
+        folder = tmp_path / device
+        folder.mkdir()
+        shutil.copy(Path(database) / "positions.npz", folder)
+        args = ["data", "label", str(folder), "--kind", "rollout", "--truncate", "7", "--classes", "contact"]
+        code = main([*args, "--chunk", "6", "--hours", "0", "--device", device])
+        if device == "cuda" and not torch.cuda.is_available():
+            assert code == 2 and "torch sees no CUDA device" in capsys.readouterr().err
+            assert not job.path(folder).exists()
+            return
+        assert code == 0
+        made[device] = load_labels(folder, job.name)
+    cpu, gpu = made["cpu"], made["cuda"]
+    assert np.array_equal(cpu.index, gpu.index) and len(cpu.index) == 6
+    np.testing.assert_allclose(gpu.probs, cpu.probs, atol=1e-4)
+    np.testing.assert_allclose(gpu.se, cpu.se, atol=1e-4)
+
+
 def test_td_self_play_can_start_a_share_of_its_games_from_back_game_set_ups():
     from bgai.train.config import load_config
     from bgai.train.selfplay import SelfPlay

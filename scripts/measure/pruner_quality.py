@@ -1,10 +1,12 @@
 """Does the pruning net cost strength? ``best`` vs ``best:noprune`` judged by gnubg, paired.
 
-    python scripts/measure/pruner_quality.py [--positions 400] [--plies 1,2] [--seed 3] [--threads 1] [--json]
+    python scripts/measure/pruner_quality.py [--player best] [--positions 400] [--plies 1,2] [--seed 3]
+        [--threads 1] [--json]
 
 Decisions: ``--positions`` (position, roll) pairs with two or more legal moves, drawn (seeded)
 from ``best``'s own 0-ply self-play (greedy with equity noise 0.03, 64 games at once). At each
-``--plies``, ``best@<n>ply`` (with its pruner) and ``best:noprune@<n>ply`` choose a move for
+``--plies``, ``P@<n>ply`` (``--player P`` with its pruner, ``X_pruner.pt`` beside a checkpoint
+``X.pt``) and ``P:noprune@<n>ply`` choose a move for
 every pair, and gnubg at 2-ply (:class:`bgai.opponent.grade.GnubgJudge`: its best move by
 ``best_move(..., n=2)`` with the "normal" filter, both afterstates valued by
 ``probabilities(..., 2)``) says how much cubeless equity each choice gave away. Reported: each
@@ -41,6 +43,7 @@ def decisions(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--player", default="best", help="a net with a pruner (default best)")
     parser.add_argument("--positions", type=int, default=400)
     parser.add_argument("--plies", default="1,2", help="comma-separated plies to compare")
     parser.add_argument("--seed", type=int, default=3)
@@ -54,14 +57,14 @@ def main() -> None:
     rows = []
     for plies in (int(p) for p in args.plies.split(",")):
         lost, seconds, chosen = {}, {}, {}
-        for spec in (f"best@{plies}ply", f"best:noprune@{plies}ply"):
+        pruned, plain = (f"{args.player}@{plies}ply", f"{args.player}:noprune@{plies}ply")
+        for spec in (pruned, plain):
             player = load_player(spec)
             player.choose(boards[:2], dice[:2])  # warm-up
             start = time.perf_counter()
             chosen[spec] = player.choose(boards, dice)
             seconds[spec] = (time.perf_counter() - start) / len(boards)
             lost[spec] = judge.equity_lost(Decisions(boards, dice, chosen[spec]))
-        pruned, plain = (f"best@{plies}ply", f"best:noprune@{plies}ply")
         same = (chosen[pruned] == chosen[plain]).flatten(1).all(1)
         diff = lost[pruned] - lost[plain]
         row = {"plies": plies, "positions": len(boards), "same_move": float(same.float().mean())}
@@ -77,7 +80,7 @@ def main() -> None:
     print(f"judge {judge.name}; {len(boards)} unforced decisions from best's self-play (seed {args.seed})")
     for row in rows:
         p = row["plies"]
-        for spec in (f"best@{p}ply", f"best:noprune@{p}ply"):
+        for spec in (f"{args.player}@{p}ply", f"{args.player}:noprune@{p}ply"):
             r = row[spec]
             print(
                 f"{spec:<20} error rate {r['error_rate']:6.2f} ± {r['ci95']:.2f} (x1000 per decision)"

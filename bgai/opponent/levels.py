@@ -47,6 +47,11 @@ The polished ``best`` of session 15 makes fewer errors again: built with ``best_
 --games 100 --seed 1``) it lost 5.7 / 6.8 / 7.5 / 8.5 / 12.2 / 14.0 / 15.2 / 21.7 per 1000, and
 the values above are chosen from these for the middle of each class; the ladder rebuilt with
 them (``checkpoints/opponents/``, session 16) grades every level in its class (docs/ladder.md).
+The ``best`` of session 21 (``best_6`` fitted to 2-ply values) errs as ``best_6`` did at every
+noise: on 2,000 positions of its own games (``calibrate_ladder.py --noise 0 0.018 0.022 0.026
+0.032 0.036 0.046 0.050 0.070 0.075 0.085 0.090 --paired 2000 --games 100 --seed 1``) it lost
+3.9 / 5.7 / 6.5 / 7.5 / 9.0 / 10.2 / 13.2 / 14.8 / 21.7 / 23.3 / 27.2 / 28.8 per 1000, so the
+noise values stay and the ladder was rebuilt with them (version 2 of the opponents).
 
 Names are case-insensitive; ``world class``, ``world-class`` and ``world_class`` mean
 ``worldclass``. Game sites call their computer levels Easy, Medium and Hard: those names map

@@ -640,49 +640,42 @@ def test_the_weights_digest_tells_nets_apart_and_covers_the_pruner():
     assert weights_digest(best) != weights_digest(best.evaluator)  # the pruner counts
 
 
-def test_labels_made_on_cuda_are_the_cpus_or_cuda_is_a_one_line_error(database, tmp_path, capsys):
-    """Where torch sees a GPU the same job labels there (move generation, search and nets on the
-    device) and gives the CPU's labels; elsewhere asking for it is refused before any work."""
-    job = LabelJob(kind="moves2", top=2, classes=("contact",), chunk=4)
+@pytest.mark.parametrize(
+    "job",
+    [
+        LabelJob(kind="moves2", top=2, classes=("contact",), chunk=4),
+        LabelJob(kind="rollout", truncate=7, classes=("contact",), chunk=6),
+    ],
+    ids=["moves2", "rollout"],
+)
+def test_labels_made_on_cuda_are_the_cpus_or_cuda_is_a_one_line_error(database, tmp_path, capsys, job):
+    """Where torch sees a GPU the same job labels there (move generation, search, rollouts and
+    nets on the device) and gives the CPU's labels (a rollout's dice are drawn on the host from
+    each position and trial, so its trials are the CPU's); elsewhere asking for it is refused
+    before any work."""
+    args = ["data", "label", "--kind", job.kind, "--classes", "contact", "--chunk", str(job.chunk)]
+    args += ["--top", str(job.top)] if job.top else ["--truncate", str(job.truncate)]
     made = {}
     for device in ("cpu", "cuda"):
         folder = tmp_path / device
         folder.mkdir()
         shutil.copy(Path(database) / "positions.npz", folder)
-        args = ["data", "label", str(folder), "--kind", "moves2", "--top", "2", "--classes", "contact"]
-        code = main([*args, "--chunk", "4", "--hours", "0", "--device", device])
+        code = main([*args[:2], str(folder), *args[2:], "--hours", "0", "--device", device])
         if device == "cuda" and not torch.cuda.is_available():
             assert code == 2 and "torch sees no CUDA device" in capsys.readouterr().err
             assert not job.path(folder).exists()
             return
         assert code == 0
-        made[device] = load_move_labels(folder, job.name)
-    cpu, gpu = made["cpu"].afterstates, made["cuda"].afterstates
-    assert torch.equal(cpu.boards, gpu.boards) and torch.equal(cpu.group, gpu.group)
-    torch.testing.assert_close(gpu.probs, cpu.probs, atol=1e-4, rtol=0)
-
-
-def test_rollout_labels_made_on_cuda_are_the_cpus_or_cuda_is_a_one_line_error(database, tmp_path, capsys):
-    """Rollouts on a GPU (the labelling a GPU is lent for) play the CPU's trials: the dice are
-    drawn on the host from each position and trial, so the labels agree to float rounding."""
-    job = LabelJob(kind="rollout", trials=36, truncate=7, classes=("contact",), chunk=6)
-    made = {}
-    for device in ("cpu", "cuda"):
-        folder = tmp_path / device
-        folder.mkdir()
-        shutil.copy(Path(database) / "positions.npz", folder)
-        args = ["data", "label", str(folder), "--kind", "rollout", "--truncate", "7", "--classes", "contact"]
-        code = main([*args, "--chunk", "6", "--hours", "0", "--device", device])
-        if device == "cuda" and not torch.cuda.is_available():
-            assert code == 2 and "torch sees no CUDA device" in capsys.readouterr().err
-            assert not job.path(folder).exists()
-            return
-        assert code == 0
-        made[device] = load_labels(folder, job.name)
+        made[device] = (load_move_labels if job.moves else load_labels)(folder, job.name)
     cpu, gpu = made["cpu"], made["cuda"]
-    assert np.array_equal(cpu.index, gpu.index) and len(cpu.index) == 6
-    np.testing.assert_allclose(gpu.probs, cpu.probs, atol=1e-4)
-    np.testing.assert_allclose(gpu.se, cpu.se, atol=1e-4)
+    assert np.array_equal(cpu.index, gpu.index) and len(cpu.index) == job.chunk
+    if job.moves:
+        cpu, gpu = cpu.afterstates, gpu.afterstates
+        assert torch.equal(cpu.boards, gpu.boards) and torch.equal(cpu.group, gpu.group)
+        torch.testing.assert_close(gpu.probs, cpu.probs, atol=1e-4, rtol=0)
+    else:
+        np.testing.assert_allclose(gpu.probs, cpu.probs, atol=1e-4)
+        np.testing.assert_allclose(gpu.se, cpu.se, atol=1e-4)
 
 
 def test_td_self_play_can_start_a_share_of_its_games_from_back_game_set_ups():

@@ -492,6 +492,24 @@ def test_a_fit_deepened_by_residual_blocks_starts_where_the_init_net_is_and_save
         FitConfig(database=database, labels=("ply0-best",), residual=(0,))
 
 
+def test_a_fit_from_scratch_makes_a_seeded_net_of_any_depth_and_learns(database, best, tmp_path):
+    """``--init scratch``: a shape no trained net can grow into (two hidden layers), its random
+    weights fixed by the fit's seed, fitted until it is close to its teacher."""
+    label(best, database, LabelJob(kind="ply0", chunk=1000))
+    shape = dict(database=database, labels=("ply0-best",), init="scratch", encoding="rich_shots")
+    cfg = FitConfig(**shape, hidden=(24, 16), epochs=10, lr=3e-3, batch=32)
+    first, again, other = initial_net(cfg), initial_net(cfg), initial_net(dataclasses.replace(cfg, seed=1))
+    assert first.hidden == (24, 16) and first.encoding.name == "rich_shots"
+    assert torch.equal(first.layers[1].weight, again.layers[1].weight)
+    assert not torch.equal(first.layers[1].weight, other.layers[1].weight)
+    lines = []
+    last = fit(cfg, tmp_path / "run", log=lines.append)
+    start = torch.load(tmp_path / "run" / "latest.pt", weights_only=False)["fit_state"]["history"][0]
+    assert last["epoch"] == 10 and last["loss"] < 0.5 * start["loss"], lines
+    with pytest.raises(ValueError, match="from scratch needs its hidden sizes and encoding"):
+        FitConfig(**{**shape, "encoding": ""}, hidden=(24,))
+
+
 def test_a_cosine_schedule_lowers_the_step_each_epoch_and_resumes_on_it(database, best, tmp_path):
     label(best, database, LabelJob(kind="ply0", chunk=1000))
     settings = dict(database=database, labels=("ply0-best",), lr=1e-4, schedule="cosine")

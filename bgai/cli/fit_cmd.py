@@ -30,7 +30,12 @@ def register(subparsers) -> None:
         "loss weight, e.g. ply1-best:0.1,rollout36t7-best; a listwise fit takes move labels and may take "
         "position labels beside them (moves2x2top3-best,rollout36-best-backgame:0.5)",
     )
-    parser.add_argument("--init", default="best", help="start from this checkpoint or shipped name (best)")
+    parser.add_argument(
+        "--init",
+        default="best",
+        help="start from this checkpoint or shipped name (best), or from scratch (random weights of "
+        "--hidden and --encoding, seeded by --seed)",
+    )
     parser.add_argument("--hidden", default="", help="hidden sizes, e.g. 256 or 256,128 (default: init's)")
     parser.add_argument(
         "--residual",

@@ -63,6 +63,7 @@ from bgai.train.positions import CLASSES, PositionDatabase
 LOSSES = ("mse", "ce", "listwise")
 CHUNK = 65536  # positions encoded, masked or valued at once outside the training steps (bounds memory)
 SCHEDULES = ("constant", "cosine")
+SCRATCH = "scratch"  # init: a new net with random weights, seeded by the fit's seed
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class FitConfig:
 
     database: str
     labels: tuple[str, ...]  # label names (``name`` or ``name:weight``), later ones win on a position
-    init: str = "best"
+    init: str = "best"  # a checkpoint or shipped name, or SCRATCH: new random weights (seed)
     hidden: tuple[int, ...] = ()  # () keeps the init net's sizes
     residual: tuple[int, ...] = ()  # () keeps the init net's residual blocks (each width: its units)
     encoding: str = ""  # "" keeps the init net's encoding
@@ -104,6 +105,8 @@ class FitConfig:
             raise ValueError(f"lr must be positive, got {self.lr}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be {' or '.join(SCHEDULES)}, got {self.schedule!r}")
+        if self.init == SCRATCH and not (self.hidden and self.encoding):
+            raise ValueError("a fit from scratch needs its hidden sizes and encoding (--hidden, --encoding)")
         sizes = [*self.hidden, *self.residual]
         if any(h < 1 for h in sizes):
             raise ValueError(f"hidden and residual sizes must be positive, got {sizes}")
@@ -170,7 +173,12 @@ def usable(cfg: FitConfig, db: PositionDatabase) -> np.ndarray:
 
 
 def initial_net(cfg: FitConfig) -> ValueNet:
-    """The init net, grown to ``hidden``/``residual``/``encoding`` when they ask for more."""
+    """The init net, grown to ``hidden``/``residual``/``encoding`` when they ask for more; from
+    scratch a new one of that shape (a deeper net than any trained one, which growing cannot make)."""
+    if cfg.init == SCRATCH:
+        with torch.random.fork_rng():
+            torch.manual_seed(cfg.seed)
+            return ValueNet(cfg.encoding, cfg.hidden, residual=cfg.residual)
     net = load_net(checkpoint_path(cfg.init))
     if not isinstance(net, ValueNet):
         raise ValueError("fitting starts from a single (not split) network")

@@ -4,7 +4,8 @@
     bgai fit runs/data/db2 runs/fit/moves --labels moves1x2-best-selfplay --loss listwise --hidden 256
     bgai fit runs/data/db2 runs/fit/mix --labels moves1x2-best,rollout36-best-backgame:0.5 --loss listwise
 
-Starts from ``--init`` (grown to ``--hidden``/``--encoding`` when they ask for more), fits the
+Starts from ``--init`` (grown to ``--hidden``/``--encoding`` when they ask for more; ``--init
+scratch``: random weights of that shape, e.g. two hidden layers no trained net can grow into), fits the
 labels of the database's training part, measures the held-out part after every epoch and keeps
 ``best.pt`` (lowest held-out loss) and ``latest.pt``; the same command again resumes.
 """

@@ -514,10 +514,16 @@ def test_a_cosine_schedule_lowers_the_step_each_epoch_and_resumes_on_it(database
     label(best, database, LabelJob(kind="ply0", chunk=1000))
     settings = dict(database=database, labels=("ply0-best",), lr=1e-4, schedule="cosine")
     fit(FitConfig(**settings, epochs=2), tmp_path / "run", log=lambda _: None)
-    history = fit(FitConfig(**settings, epochs=3), tmp_path / "run", log=lambda _: None)
+    # resumed with each epoch's net kept from now on (a setting that may change on resuming)
+    history = fit(FitConfig(**settings, epochs=3, keep_epochs=True), tmp_path / "run", log=lambda _: None)
     assert history["epoch"] == 3 and history["lr"] == pytest.approx(1e-4 * 0.25)  # cos(2π/3) = -1/2
-    state = torch.load(tmp_path / "run" / "latest.pt", weights_only=False)["fit_state"]
+    latest = torch.load(tmp_path / "run" / "latest.pt", weights_only=False)
+    state = latest["fit_state"]
     assert [h["lr"] for h in state["history"][1:]] == pytest.approx([1e-4, 0.5e-4, 0.25e-4])
+    assert sorted(p.name for p in (tmp_path / "run").glob("epoch_*.pt")) == ["epoch_003.pt"]
+    kept = torch.load(tmp_path / "run" / "epoch_003.pt", weights_only=False)
+    assert "optimizer" not in kept
+    assert all(torch.equal(kept["model"][k], v) for k, v in latest["model"].items())
 
 
 def test_a_fit_on_cuda_is_the_cpus_or_cuda_is_a_one_line_error(database, best, tmp_path, capsys):

@@ -85,6 +85,12 @@ def register(subparsers) -> None:
         help="listwise: move each roll's values to this net's level (e.g. one polished by TD self-play), "
         "keeping the teacher's differences between the moves (default: the teacher's level)",
     )
+    parser.add_argument(
+        "--keep-epochs",
+        action="store_true",
+        help="also keep each epoch's net (epoch_NNN.pt), to judge what the held-out loss does not "
+        "see, e.g. the cube (scripts/measure/cube_quality.py --player RUN/epoch_050.pt)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--device", default="cpu", help="cpu, cuda or cuda:N: where the net is fitted (default cpu)"
@@ -117,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         share=args.share,
         widen=args.widen,
         anchor=args.anchor,
+        keep_epochs=args.keep_epochs,
     )
     fit(cfg, args.run_dir, log=lambda line: print(line, flush=True), device=device)
     best = f"{args.run_dir}/best.pt"

@@ -5,7 +5,8 @@ richer encoding is grown from it with :func:`bgai.model.grow.grow`, so it starts
 the trained net was) and is fitted by Adam to the labels of the database's training part.
 After every epoch the held-out part is measured (squared error of the five probabilities and
 absolute equity error, overall and per position class) and the run folder gets an atomic
-``latest.pt`` (with the optimiser, to resume) and ``best.pt`` (lowest held-out loss). It stops
+``latest.pt`` (with the optimiser, to resume) and ``best.pt`` (lowest held-out loss), and with
+``keep_epochs`` each epoch's net, to judge what the held-out loss does not see (the cube). It stops
 when the held-out loss has not improved for ``patience`` epochs. TensorBoard logs go to the
 run folder.
 
@@ -88,6 +89,7 @@ class FitConfig:
     widen: str = "silent"  # new hidden units when --hidden widens: silent, or split (Net2Net copies)
     share: float = 1.0  # of the training positions fitted (a seeded choice): learning curves by size
     anchor: str = ""  # listwise: a net whose level each roll's values are moved to ("": the teacher's)
+    keep_epochs: bool = False  # also keep each epoch's net (epoch_NNN.pt): what held-out loss misses
 
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
@@ -142,7 +144,7 @@ def label_weight(entry: str) -> tuple[str, float]:
     return name, value
 
 
-_MAY_CHANGE = ("epochs", "patience")  # a resumed fit may run longer or wait longer
+_MAY_CHANGE = ("epochs", "patience", "keep_epochs")  # a resumed fit may run longer, wait longer, keep more
 
 
 def training_data(cfg: FitConfig) -> tuple[PositionDatabase, np.ndarray, np.ndarray, np.ndarray]:
@@ -256,6 +258,8 @@ def fit(cfg: FitConfig, run: str | Path, log=print, device: str | torch.device =
         if improved:
             state["best_loss"] = report["loss"]
             save_atomic(checkpoint, run / "best.pt")
+        if cfg.keep_epochs:
+            save_atomic(checkpoint, run / f"epoch_{state['epoch']:03d}.pt")
         save_atomic({**checkpoint, "optimizer": optimizer.state_dict(), "fit_state": state}, latest)
         log(f"epoch {state['epoch']}: {_line(report)}{'  (best)' if improved else ''}")
     writer.close()

@@ -159,9 +159,12 @@ def test_cubeful_luck_cancels_in_a_self_duel_and_narrows_the_interval(best, mode
     assert getattr(itself, mean) == (0.0 if mode == "cube" else 0.5)
     assert abs(getattr(itself, adjusted) - getattr(itself, mean)) < 1e-6  # batches round apart
     assert getattr(itself, adjusted_ci) < 1e-6
-    plain = play(best, PubevalPlayer(), 40, seed=6)
-    lucky = play(best, PubevalPlayer(), 40, seed=6, luck=best)
+    # against a close opponent (the net before best) the dice are most of what separates them;
+    # against pubeval, 40 short matches are too few to show the narrowing reliably
+    close = load_player("best_7")
+    plain = play(best, close, 40, seed=6)
+    lucky = play(best, close, 40, seed=6, luck=best)
     assert getattr(lucky, mean) == getattr(plain, mean)  # the same games
-    assert getattr(lucky, adjusted_ci) < getattr(plain, ci) / 1.25  # 40 short matches: ÷ 1.4 measured
+    assert getattr(lucky, adjusted_ci) < getattr(plain, ci) / 2  # ÷ 4 (cube), ÷ 10 (match) measured
     assert "luck-adjusted (best at 0-ply judges the dice)" in lucky.table()
     assert "luck-adjusted" not in plain.table()

@@ -217,6 +217,13 @@ def test_rollout_labels_carry_their_standard_errors(database, best):
     db = PositionDatabase.load(database)
     assert (db.klass[labels.index] == CLASSES.index("backgame")).all()
     assert (labels.se > 0).all() and np.isfinite(labels.probs).all()
+    plain = LabelJob(
+        kind="rollout", trials=6, truncate=2, classes=("backgame",), chunk=4, variance_reduction=False
+    )
+    assert plain.name == "rollout6t2nv-best-backgame"
+    plain_labels = label(best, database, plain, stop_after=0.0)
+    assert np.array_equal(plain_labels.index, labels.index)
+    assert plain_labels.se.mean() > 2 * labels.se.mean()  # without variance reduction: the luck stays in
 
 
 def test_move_labels_are_every_legal_move_of_seeded_rolls_resumable_and_sharded(database, best):

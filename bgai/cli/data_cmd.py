@@ -69,6 +69,9 @@ def register(subparsers) -> None:
     label.add_argument("--trials", type=int, default=36, help="rollout trials per position (default 36)")
     label.add_argument("--truncate", type=int, default=None, help="rollout truncation in plies")
     label.add_argument("--rollout-ply", type=int, default=0, help="rollout checker play ply (default 0)")
+    label.add_argument(
+        "--no-vr", action="store_true", help="rollouts without variance reduction (plain trials)"
+    )
     label.add_argument("--seed", type=int, default=0)
     label.add_argument("--hours", type=float, default=None, help="stop after this long (keeps what is done)")
     label.add_argument(
@@ -155,6 +158,7 @@ def _label(args) -> int:
         trials=args.trials,
         truncate=args.truncate,
         rollout_plies=args.rollout_ply,
+        variance_reduction=not args.no_vr,
         seed=args.seed,
     )
     device = device_of(args.device)

@@ -65,6 +65,9 @@ class LabelJob:
     trials: int = 36
     truncate: int | None = None
     rollout_plies: int = 0
+    variance_reduction: bool = (
+        True  # rollouts: off, plain trials (cheaper each; played to the end, better per CPU s)
+    )
     seed: int = 0
     rolls: int = 1  # move kinds: rolls per position
     top: int = 0  # move kinds past 1 ply: only each roll's top moves (by 1-ply) that deep; 0: all
@@ -95,6 +98,7 @@ class LabelJob:
             trials=self.trials,
             truncate=self.truncate,
             plies=self.rollout_plies,
+            variance_reduction=self.variance_reduction,
             seed=self.seed,
             block=self.trials,
         )
@@ -117,6 +121,7 @@ class LabelJob:
                 f"rollout{self.trials}"
                 + (f"t{self.truncate}" if self.truncate else "")
                 + (f"p{self.rollout_plies}" if self.rollout_plies else "")
+                + ("" if self.variance_reduction else "nv")
             )
         elif self.moves:
             how += (f"x{self.rolls}" if self.rolls > 1 else "") + (f"top{self.top}" if self.top else "")

@@ -13,6 +13,10 @@ trials on ``--judge-threads`` threads (settings in scripts/measure/rollout_commo
 kept in ``--cache`` (JSON under runs/, keyed by position and settings), with bgai's, so a rerun
 or a larger ``--positions`` only computes what is missing.
 
+With ``--judge-set FILE`` the positions and their judge come from a judged set instead (its
+first ``--positions``; e.g. the back games of scripts/study/backgame_judge.py, judged by
+1,296-trial gnubg rollouts); ``--player`` picks whose values and rollouts are judged.
+
 Estimators (``--only`` picks some): ``best`` at 0, 1 and 2 plies (:func:`bgai.search.evaluate_position`)
 and bgai rollouts with ``best`` (cubeless, quasi-random dice, exact bear-off stop): truncated at 7
 plies or played to the end, 0- or 1-ply checker play, with variance reduction, 36 or 144 trials.
@@ -57,16 +61,18 @@ ESTIMATORS = {  # name -> plies of a static value, or RolloutSettings keyword ar
     "t7-1ply-vr36": dict(truncate=7, plies=1, variance_reduction=True, trials=36),
     "full-vr36": dict(variance_reduction=True, trials=36),
     "full-vr144": dict(variance_reduction=True, trials=144),
+    "full-144": dict(variance_reduction=False, trials=144),
 }
 LABELS = {
-    "0ply": "best 0-ply",
-    "1ply": "best 1-ply",
-    "2ply": "best 2-ply",
+    "0ply": "0-ply",
+    "1ply": "1-ply",
+    "2ply": "2-ply",
     "t7-vr36": "rollout, truncated at 7, 0-ply, VR, 36 trials",
     "t7-vr144": "rollout, truncated at 7, 0-ply, VR, 144 trials",
     "t7-1ply-vr36": "rollout, truncated at 7, 1-ply, VR, 36 trials",
     "full-vr36": "rollout to the end, 0-ply, VR, 36 trials",
     "full-vr144": "rollout to the end, 0-ply, VR, 144 trials",
+    "full-144": "rollout to the end, 0-ply, 144 trials",
 }
 
 
@@ -94,9 +100,10 @@ def judge(ids, trials, threads, seed, cache, path) -> list[dict]:
     return [done[pid] for pid in ids]
 
 
-def estimate(name, evaluator, boards, ids, seed, cache, path, chunk: int = 50) -> list[dict]:
-    """``name``'s equity of every position, computed ``chunk`` positions at a time and cached."""
-    done = cache.setdefault("bgai", {}).setdefault(f"{name}, seed {seed}", {})
+def estimate(name, evaluator, boards, ids, seed, cache, path, chunk: int = 50, key: str = "") -> list[dict]:
+    """``name``'s equity of every position, computed ``chunk`` positions at a time and cached
+    under ``key`` (default ``name``: the player's name goes in it when it is not ``best``)."""
+    done = cache.setdefault("bgai", {}).setdefault(f"{key or name}, seed {seed}", {})
     todo = [i for i, pid in enumerate(ids) if pid not in done]
     spec = ESTIMATORS[name]
     for start in range(0, len(todo), chunk):
@@ -140,6 +147,13 @@ def main() -> None:
     parser.add_argument("--only", default=",".join(ESTIMATORS), help="estimators, comma-separated")
     parser.add_argument("--seed", type=int, default=31, help="positions and dice")
     parser.add_argument("--cache", type=Path, default=Path("runs/rollout/accuracy.json"))
+    parser.add_argument(
+        "--judge-set",
+        type=Path,
+        default=None,
+        help="positions and judge from a judged set (scripts/study/backgame_judge.py) instead",
+    )
+    parser.add_argument("--player", default="best", help="whose values and rollouts (default best)")
     args = parser.parse_args()
     names = [n.strip() for n in args.only.split(",") if n.strip()]
     for n in names:
@@ -147,23 +161,34 @@ def main() -> None:
             raise SystemExit(f"unknown estimator {n!r}: choose from {', '.join(ESTIMATORS)}")
 
     torch.set_num_threads(1)
-    boards = selfplay_boards(args.positions, seed=args.seed, kind="any")
-    ids = [encode_position_id(b) for b in boards.numpy()]
     cache = json.loads(args.cache.read_text()) if args.cache.is_file() else {}
-    truth = judge(ids, args.judge_trials, args.judge_threads, args.seed, cache, args.cache)
-    j = np.array([t["equity"] for t in truth])
-    j_se = np.array([t["equity_se"] for t in truth])
-    evaluator, _, _ = evaluator_of(load_player("best"))
-    results = {n: estimate(n, evaluator, boards, ids, args.seed, cache, args.cache) for n in names}
+    if args.judge_set:
+        with np.load(args.judge_set) as judged:
+            boards = torch.as_tensor(judged["boards"][: args.positions])
+            j, j_se, seconds = (judged[f][: args.positions] for f in ("equity", "equity_se", "seconds"))
+        ids = [encode_position_id(b) for b in boards.numpy()]
+        source, judge_name = f"{args.judge_set}", f"{args.judge_set}'s gnubg rollouts"
+    else:
+        boards = selfplay_boards(args.positions, seed=args.seed, kind="any")
+        ids = [encode_position_id(b) for b in boards.numpy()]
+        truth = judge(ids, args.judge_trials, args.judge_threads, args.seed, cache, args.cache)
+        j = np.array([t["equity"] for t in truth])
+        j_se = np.array([t["equity_se"] for t in truth])
+        seconds = np.array([t["cpu"] for t in truth])
+        source = f"best's self-play (seed {args.seed})"
+        judge_name = f"gnubg rollouts, {args.judge_trials} trials with VR"
+    evaluator, _, _ = evaluator_of(load_player(args.player))
+    cache_key = "" if args.player == "best" else f"{args.player}: "
+    results = {
+        n: estimate(n, evaluator, boards, ids, args.seed, cache, args.cache, key=cache_key + n) for n in names
+    }
 
     rng = np.random.default_rng(0)
     races = int(is_race(boards).sum())
     judge_se = np.sqrt((j_se**2).mean())
-    judge_cpu = np.mean([t["cpu"] for t in truth])
     print(
-        f"\n{len(ids)} positions from best's self-play (seed {args.seed}; {len(ids) - races} contact, "
-        f"{races} races); judge: gnubg rollouts, {args.judge_trials} trials with VR, RMS SE {judge_se:.4f}, "
-        f"{judge_cpu:.1f} CPU s per position\n"
+        f"\n{len(ids)} positions from {source} ({len(ids) - races} contact, {races} races), player "
+        f"{args.player}; judge: {judge_name}, RMS SE {judge_se:.4f}, {seconds.mean():.1f} CPU s a position\n"
     )
     print(
         "| estimator | mean abs error | RMSE (judge noise out) | MSE - MSE(0-ply) | MSE - MSE(2-ply) ", end=""

@@ -1,0 +1,180 @@
+"""Back games judged by long gnubg rollouts: the set, and every net's error on it.
+
+    python scripts/study/backgame_judge.py roll runs/data/bg5 --out runs/judge/bg --shard 0/2 &  # and 1/2
+    python scripts/study/backgame_judge.py join runs/judge/bg --out checkpoints/judges/backgames.npz
+    python scripts/study/backgame_judge.py report checkpoints/judges/backgames.npz --nets best,best_7
+
+Back games (:func:`bgai.train.positions.backgame_sides`: a side holds two or more points in the
+other's home board while trailing in the race) are where a net trained by self-play is most
+wrong, and where a judge that shares a net with the judged (gnubg 2-ply judging gnubg 0-ply)
+flatters it most. So the judge here is gnubg's own rollout played to the end: ``--positions``
+held-out back-game positions of a database (chosen by ``--seed``), cubeless, 0-ply checker play
+by gnubg's net, quasi-random dice, ``--trials`` trials (settings in
+scripts/measure/rollout_common.py). gnubg judges; its values never become training labels.
+
+``roll`` rolls out shard K of N (every N-th position of the selection) and saves after every
+``--save-every`` positions, so a killed run resumes where it stopped; ``join`` merges the
+shards into one small file that carries the boards (the judge set needs no database); ``report``
+prints, per player (bgai specs at their plies, e.g. ``best@2ply``; ``gnubg``: gnubg's 0-ply
+net): the mean absolute error, the bias for the side holding the back game, the RMSE with the
+judge's noise taken out (``sqrt(mean d² − mean SE²)``) and the mean squared error less gnubg
+0-ply's (the judge's noise cancels there), all with 95 % intervals, over all positions and per
+source (self-play, or games started from back-game set-ups).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "measure"))
+from rollout_common import GnubgRollouts  # noqa: E402
+
+from bgai.bots import evaluator_of  # noqa: E402
+from bgai.formats import encode_position_id  # noqa: E402
+from bgai.model.probs import cubeless_equity  # noqa: E402
+from bgai.search.ply import evaluate_position  # noqa: E402
+from bgai.specs import load_player  # noqa: E402
+from bgai.stats import format_ci95, mean_ci95  # noqa: E402
+from bgai.train.positions import CLASSES, SOURCES, PositionDatabase, backgame_sides  # noqa: E402
+
+FIELDS = ("boards", "source", "probs", "probs_se", "equity", "equity_se", "seconds")
+
+
+def select(db: PositionDatabase, positions: int, seed: int) -> np.ndarray:
+    """The judge set's rows: ``positions`` held-out back games, drawn by ``seed``."""
+    rows = np.flatnonzero(db.held_out & (db.klass == CLASSES.index("backgame")))
+    if len(rows) < positions:
+        raise SystemExit(f"error: only {len(rows)} held-out back games in the database, not {positions}")
+    return np.sort(np.random.default_rng(seed).permutation(rows)[:positions])
+
+
+def save(path: Path, data: dict) -> None:
+    """Atomically: a killed run never leaves a torn file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp.npz")
+    np.savez_compressed(tmp, **data)
+    os.replace(tmp, path)
+
+
+def load(path: Path) -> dict:
+    with np.load(path, allow_pickle=False) as f:
+        return {k: f[k] for k in f.files}
+
+
+def roll(args: argparse.Namespace) -> None:
+    k, n = (int(x) for x in args.shard.split("/"))
+    db = PositionDatabase.load(args.database)
+    rows = select(db, args.positions, args.seed)[k::n]
+    path = Path(args.out) / f"shard{k}of{n}.npz"
+    meta = {k: getattr(args, k) for k in ("database", "positions", "seed", "trials", "shard")}
+    data = load(path) if path.is_file() else {f: np.zeros((0,)) for f in FIELDS} | {"rows": np.zeros(0, int)}
+    done = len(data["rows"])
+    if done and not np.array_equal(data["rows"], rows[:done]):
+        raise SystemExit(f"error: {path} holds another selection: remove it or use its settings")
+    gnubg = GnubgRollouts(threads=1)
+    gnubg.configure(trials=args.trials, variance_reduction=False)
+    results = []
+    for i, row in enumerate(rows[done:], done):
+        start = time.process_time()
+        r = gnubg.rollout(encode_position_id(torch.as_tensor(db.boards[row])), seed=args.seed + int(row))
+        results.append((row, r.probs, r.probs_se, r.equity, r.equity_se, time.process_time() - start))
+        if len(results) == args.save_every or i == len(rows) - 1:
+            new = [np.array(x) for x in zip(*results, strict=True)]
+            data = dict(
+                rows=np.concatenate([data["rows"], new[0]]).astype(int),
+                boards=db.boards[np.concatenate([data["rows"], new[0]]).astype(int)],
+                source=db.source[np.concatenate([data["rows"], new[0]]).astype(int)],
+                probs=np.concatenate([data["probs"].reshape(-1, 5), new[1]]),
+                probs_se=np.concatenate([data["probs_se"].reshape(-1, 5), new[2]]),
+                equity=np.concatenate([data["equity"], new[3]]),
+                equity_se=np.concatenate([data["equity_se"], new[4]]),
+                seconds=np.concatenate([data["seconds"], new[5]]),
+                meta=np.array(json.dumps(meta)),
+            )
+            save(path, data)
+            results = []
+            print(f"{i + 1}/{len(rows)} positions, {data['seconds'].mean():.2f} CPU s each", flush=True)
+
+
+def join(args: argparse.Namespace) -> None:
+    parts = [load(p) for p in sorted(Path(args.folder).glob("shard*of*.npz"))]
+    if not parts:
+        raise SystemExit(f"error: no shard files in {args.folder}")
+    joined = {f: np.concatenate([p[f] for p in parts]) for f in ("rows",) + FIELDS}
+    order = np.argsort(joined["rows"])
+    save(Path(args.out), {f: v[order] for f, v in joined.items()} | {"meta": parts[0]["meta"]})
+    print(f"{len(order)} positions -> {args.out}")
+
+
+def report(args: argparse.Namespace) -> None:
+    data = load(Path(args.judge))
+    boards = torch.as_tensor(data["boards"]).long()
+    judge, judge_se = data["equity"], data["equity_se"]
+    # the side holding the back game (the player on roll where both do: rare, and signed as his)
+    sign = np.where(backgame_sides(boards)[:, 1].numpy(), 1.0, -1.0)
+    errors = {}
+    for spec in args.nets.split(","):
+        evaluator, plies, _ = evaluator_of(load_player(spec), "judging")  # gnubg: its 0-ply net
+        values = evaluate_position(evaluator, boards, plies)
+        errors[spec] = cubeless_equity(values).double().numpy() - judge
+    ref = errors.get("gnubg")
+    parts = [("all", np.ones(len(judge), bool))] + [
+        (s, data["source"] == SOURCES.index(s)) for s in SOURCES if (data["source"] == SOURCES.index(s)).any()
+    ]
+    print(
+        f"cubeless equity against gnubg rollouts to the end ({meta_text(data)}): {len(judge)} back games, "
+        f"judge RMS SE {np.sqrt((judge_se**2).mean()):.4f}, {data['seconds'].mean():.1f} CPU s a position"
+    )
+    for name, mask in parts:
+        print(f"\n{name} ({int(mask.sum())} positions)")
+        print("| player | mean abs error | bias (its side) | RMSE (judge noise out) | MSE − gnubg 0-ply's |")
+        print("|---|---:|---:|---:|---:|")
+        for spec, d in errors.items():
+            d = d[mask]
+            rmse = np.sqrt(max((d**2).mean() - (judge_se[mask] ** 2).mean(), 0.0))
+            paired = format_ci95(d**2 - ref[mask] ** 2) if ref is not None and spec != "gnubg" else ""
+            cells = (format_ci95(np.abs(d)), format_ci95(sign[mask] * d), f"{rmse:.4f}", paired)
+            print(f"| {spec} | " + " | ".join(cells) + " |")
+    if ref is not None:
+        for spec, d in errors.items():
+            if spec != "gnubg":
+                gap, half = mean_ci95(np.abs(d) - np.abs(ref))
+                print(f"{spec}: mean abs error − gnubg 0-ply's = {gap:+.4f} ± {half:.4f}")
+
+
+def meta_text(data: dict) -> str:
+    meta = json.loads(str(data["meta"]))
+    return f"{meta['trials']} trials, quasi-random dice, 0-ply gnubg checker play; set seed {meta['seed']}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="action", required=True)
+    r = sub.add_parser("roll", help="roll out one shard of the judge set (resumable)")
+    r.add_argument("database")
+    r.add_argument("--out", required=True, help="folder of the shard files")
+    r.add_argument("--positions", type=int, default=2000)
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--trials", type=int, default=1296)
+    r.add_argument("--shard", default="0/1")
+    r.add_argument("--save-every", type=int, default=10)
+    j = sub.add_parser("join", help="merge the shards into one judge file")
+    j.add_argument("folder")
+    j.add_argument("--out", required=True)
+    p = sub.add_parser("report", help="every net's error on the judge set")
+    p.add_argument("judge")
+    p.add_argument("--nets", default="best,gnubg", help="bgai player specs or gnubg, comma separated")
+    args = parser.parse_args(argv)
+    {"roll": roll, "join": join, "report": report}[args.action](args)
+
+
+if __name__ == "__main__":
+    main()

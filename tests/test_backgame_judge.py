@@ -1,0 +1,58 @@
+"""scripts/study/backgame_judge.py: back games rolled out by gnubg, in resumable shards, joined."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from bgai.bots import evaluator_of
+from bgai.model.probs import cubeless_equity
+from bgai.specs import load_player
+from bgai.train.positions import CLASSES, PositionDatabase, build_database
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "study" / "backgame_judge.py"
+
+
+def _study():
+    spec = importlib.util.spec_from_file_location("backgame_judge", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.gnubg
+def test_shards_resume_join_and_report_every_player(tmp_path, capsys):
+    best = evaluator_of(load_player("best"), "tests")[0]
+    db = build_database(best, selfplay=0, backgame=400, seed=5, games=16)
+    db.save(tmp_path / "db" / "positions.npz")
+    study, shards, judge = _study(), tmp_path / "shards", tmp_path / "judge.npz"
+    roll = ["roll", str(tmp_path / "db"), "--out", str(shards), "--positions", "4", "--trials", "36"]
+    for k in (0, 1):
+        study.main([*roll, "--shard", f"{k}/2", "--save-every", "1"])
+    before = (shards / "shard0of2.npz").read_bytes()
+    study.main([*roll, "--shard", "0/2"])  # done already: nothing rolled again
+    assert (shards / "shard0of2.npz").read_bytes() == before
+    with pytest.raises(SystemExit, match="another selection"):
+        study.main([*roll[:-4], "--positions", "6", "--trials", "36", "--shard", "0/2"])
+    study.main(["join", str(shards), "--out", str(judge)])
+    with np.load(judge) as f:
+        rows, boards, probs, equity, se = (f[k] for k in ("rows", "boards", "probs", "equity", "equity_se"))
+    loaded = PositionDatabase.load(tmp_path / "db")
+    assert len(rows) == 4 and np.all(np.diff(rows) > 0)
+    assert (loaded.klass[rows] == CLASSES.index("backgame")).all() and loaded.held_out[rows].all()
+    assert np.array_equal(boards, loaded.boards[rows])
+    # gnubg's printed equity is the cubeless equity of its printed probabilities
+    np.testing.assert_allclose(cubeless_equity(torch.as_tensor(probs)).numpy(), equity, atol=2e-4)
+    assert (se > 0).all()
+    capsys.readouterr()
+    study.main(["report", str(judge), "--nets", "best,gnubg"])
+    out = capsys.readouterr().out
+    assert "4 back games" in out
+    row = re.search(r"^\| best \| \+?(\d+\.\d+) ±", out, re.M)
+    assert row and float(row.group(1)) < 1.0
+    assert "best: mean abs error − gnubg 0-ply's" in out

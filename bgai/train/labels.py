@@ -65,9 +65,7 @@ class LabelJob:
     trials: int = 36
     truncate: int | None = None
     rollout_plies: int = 0
-    variance_reduction: bool = (
-        True  # rollouts: off, plain trials (cheaper each; played to the end, better per CPU s)
-    )
+    variance_reduction: bool = True  # rollouts; off: plain trials (better per CPU s to the end)
     seed: int = 0
     rolls: int = 1  # move kinds: rolls per position
     top: int = 0  # move kinds past 1 ply: only each roll's top moves (by 1-ply) that deep; 0: all

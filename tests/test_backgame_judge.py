@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,15 +12,11 @@ from bgai.bots import evaluator_of
 from bgai.model.probs import cubeless_equity
 from bgai.specs import load_player
 from bgai.train.positions import CLASSES, PositionDatabase, build_database
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "study" / "backgame_judge.py"
+from tests.scripts import load_script
 
 
 def _study():
-    spec = importlib.util.spec_from_file_location("backgame_judge", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("study/backgame_judge.py")
 
 
 @pytest.mark.gnubg

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import torch
 
 from bgai.engine.board import starting_board
@@ -12,15 +9,11 @@ from bgai.engine.dice import ROLLS
 from bgai.model.net import ValueNet
 from bgai.search.evaluator import NetEvaluator
 from bgai.train.distill import afterstates_of, ranking_agreement
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "study" / "rank_fit_study.py"
+from tests.scripts import load_script
 
 
 def _study():
-    spec = importlib.util.spec_from_file_location("rank_fit_study", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("study/rank_fit_study.py")
 
 
 def test_listwise_fitting_learns_the_teachers_move_choices():

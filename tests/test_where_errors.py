@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "study" / "where_errors.py"
+from tests.scripts import load_script
 
 
 def _study():
-    spec = importlib.util.spec_from_file_location("where_errors", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("study/where_errors.py")
 
 
 def test_a_random_player_loses_more_than_the_net_in_every_judged_class(capsys):

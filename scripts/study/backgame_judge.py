@@ -45,7 +45,8 @@ from bgai.specs import load_player  # noqa: E402
 from bgai.stats import format_ci95, mean_ci95  # noqa: E402
 from bgai.train.positions import CLASSES, SOURCES, PositionDatabase, backgame_sides  # noqa: E402
 
-FIELDS = ("boards", "source", "probs", "probs_se", "equity", "equity_se", "seconds")
+RESULTS = ("probs", "probs_se", "equity", "equity_se", "seconds")  # per position, from gnubg
+FIELDS = ("boards", "source", *RESULTS)
 
 
 def select(db: PositionDatabase, positions: int, seed: int) -> np.ndarray:
@@ -74,34 +75,36 @@ def roll(args: argparse.Namespace) -> None:
     db = PositionDatabase.load(args.database)
     rows = select(db, args.positions, args.seed)[k::n]
     path = Path(args.out) / f"shard{k}of{n}.npz"
-    meta = {k: getattr(args, k) for k in ("database", "positions", "seed", "trials", "shard")}
-    data = load(path) if path.is_file() else {f: np.zeros((0,)) for f in FIELDS} | {"rows": np.zeros(0, int)}
-    done = len(data["rows"])
-    if done and not np.array_equal(data["rows"], rows[:done]):
-        raise SystemExit(f"error: {path} holds another selection: remove it or use its settings")
+    meta = {name: getattr(args, name) for name in ("database", "positions", "seed", "trials", "shard")}
+    old = load(path) if path.is_file() else None
+    if old is not None and (
+        json.loads(str(old["meta"])) != meta or not np.array_equal(old["rows"], rows[: len(old["rows"])])
+    ):
+        raise SystemExit(f"error: {path} holds another selection or settings: remove it or use its settings")
+    done = 0 if old is None else len(old["rows"])
+    results = {f: [] if old is None else list(old[f]) for f in RESULTS}
     gnubg = GnubgRollouts(threads=1)
     gnubg.configure(trials=args.trials, variance_reduction=False)
-    results = []
     for i, row in enumerate(rows[done:], done):
         start = time.process_time()
         r = gnubg.rollout(encode_position_id(torch.as_tensor(db.boards[row])), seed=args.seed + int(row))
-        results.append((row, r.probs, r.probs_se, r.equity, r.equity_se, time.process_time() - start))
-        if len(results) == args.save_every or i == len(rows) - 1:
-            new = [np.array(x) for x in zip(*results, strict=True)]
-            data = dict(
-                rows=np.concatenate([data["rows"], new[0]]).astype(int),
-                boards=db.boards[np.concatenate([data["rows"], new[0]]).astype(int)],
-                source=db.source[np.concatenate([data["rows"], new[0]]).astype(int)],
-                probs=np.concatenate([data["probs"].reshape(-1, 5), new[1]]),
-                probs_se=np.concatenate([data["probs_se"].reshape(-1, 5), new[2]]),
-                equity=np.concatenate([data["equity"], new[3]]),
-                equity_se=np.concatenate([data["equity_se"], new[4]]),
-                seconds=np.concatenate([data["seconds"], new[5]]),
-                meta=np.array(json.dumps(meta)),
+        values = (r.probs, r.probs_se, r.equity, r.equity_se, time.process_time() - start)
+        for f, value in zip(RESULTS, values, strict=True):
+            results[f].append(value)
+        if (i + 1 - done) % args.save_every == 0 or i == len(rows) - 1:
+            kept = rows[: i + 1]
+            arrays = {f: np.array(v) for f, v in results.items()}
+            save(
+                path,
+                dict(
+                    rows=kept,
+                    boards=db.boards[kept],
+                    source=db.source[kept],
+                    **arrays,
+                    meta=np.array(json.dumps(meta)),
+                ),
             )
-            save(path, data)
-            results = []
-            print(f"{i + 1}/{len(rows)} positions, {data['seconds'].mean():.2f} CPU s each", flush=True)
+            print(f"{i + 1}/{len(rows)} positions, {arrays['seconds'].mean():.2f} CPU s each", flush=True)
 
 
 def join(args: argparse.Namespace) -> None:

@@ -5,14 +5,14 @@
 
 A net that undervalues back games against gnubg's rollouts (scripts/study/backgame_judge.py)
 may evaluate them wrongly, or play them differently from gnubg, so that its own rollouts agree
-with it. This plays each of the judge set's first ``--positions`` positions (of ``--source``:
-``selfplay``, ``backgame`` or ``all``) ``--trials`` times to the end, cubeless, 0-ply checker
-play, with player A moving for the side that holds the back game at the start and player B for
-the other (``A/B``; bgai specs, ``gnubg`` for gnubg's 0-ply net), and prints the back-game
-side's mean result per pair with its 95 % interval over positions, and each pair's paired
-difference from the first pair (the same dice: trial t of a position rolls the same in every
-pair while the games stay alike). ``gnubg/gnubg`` is the judge's own game; the judge's values are
-printed beside.
+with it. This plays each of the judge set's first ``--positions`` positions after ``--skip`` (of
+``--source``: ``selfplay``, ``backgame`` or ``all``) ``--trials`` times to the end, cubeless,
+with player A moving for the side that holds the back game at the start and player B for the
+other (``A/B``; bgai specs at their plies, ``best@1ply`` for 1-ply play, ``gnubg`` for gnubg's
+0-ply net), and prints the back-game side's mean result per pair with its 95 % interval over
+positions, and each pair's paired difference from the first pair (the same dice: trial t of a
+position rolls the same in every pair while the games stay alike). ``gnubg/gnubg`` is the
+judge's own game; the judge's values are printed beside.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from bgai.train.positions import SOURCES, backgame_sides
 
 def play_out(players, roots: torch.Tensor, holder_on_roll: np.ndarray, trials: int, seed: int) -> np.ndarray:
     """``(positions,)`` mean points won by the side holding the back game: ``players[0]`` moves
-    for it and ``players[1]`` for the other side, ``trials`` games from each root."""
+    for it and ``players[1]`` for the other side (each an ``evaluator_of`` triple: evaluator,
+    plies, move filter), ``trials`` games from each root."""
     n = len(roots)
     root = np.repeat(np.arange(n), trials)
     trial = np.tile(np.arange(trials), n)
@@ -44,10 +45,12 @@ def play_out(players, roots: torch.Tensor, holder_on_roll: np.ndarray, trials: i
         dice = torch.as_tensor(trial_dice(seed + root[live], trial[live], ply))
         holder_moves = (ply % 2 == 0) == holder_on_roll[root[live]]
         after = torch.empty_like(boards[live])
-        for mask, evaluator in ((holder_moves, players[0]), (~holder_moves, players[1])):
+        for mask, player in ((holder_moves, players[0]), (~holder_moves, players[1])):
             if mask.any():
+                evaluator, plies, move_filter = player
                 rows = torch.as_tensor(np.flatnonzero(mask))
-                after[rows] = choose_moves(evaluator, boards[live][rows], dice[rows]).to(after.dtype)
+                chosen = choose_moves(evaluator, boards[live][rows], dice[rows], plies, move_filter)
+                after[rows] = chosen.to(after.dtype)
         won = np.asarray(game_value(after), dtype=np.int64)
         over = won > 0
         points[live[over]] = won[over] * (1 if ply % 2 == 0 else -1)
@@ -63,6 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("judge", help="a judge file of scripts/study/backgame_judge.py")
     parser.add_argument("--positions", type=int, default=100)
+    parser.add_argument("--skip", type=int, default=0, help="start after this many positions (shards)")
     parser.add_argument("--trials", type=int, default=144)
     parser.add_argument("--source", default="all", choices=["all", *SOURCES])
     parser.add_argument("--pairs", default="best/best,gnubg/best,best/gnubg", help="A/B, comma separated")
@@ -72,15 +76,15 @@ def main(argv: list[str] | None = None) -> None:
         keep = np.ones(len(judged["equity"]), bool)
         if args.source != "all":
             keep = judged["source"] == SOURCES.index(args.source)
-        rows = np.flatnonzero(keep)[: args.positions]
+        rows = np.flatnonzero(keep)[args.skip : args.skip + args.positions]
         roots = torch.as_tensor(judged["boards"][rows])
         judge = judged["equity"][rows]
     holder_on_roll = backgame_sides(roots)[:, 1].numpy()
     evaluators = {}
     for spec in {s for pair in args.pairs.split(",") for s in pair.split("/")}:
-        evaluators[spec] = evaluator_of(load_player(spec), "playing back games")[0]
+        evaluators[spec] = evaluator_of(load_player(spec), "playing back games")
     print(
-        f"{len(rows)} back games of {args.judge} ({args.source}), {args.trials} trials each, 0-ply play; "
+        f"{len(rows)} back games of {args.judge} ({args.source}), {args.trials} trials each; "
         "mean points for the side holding the back game"
     )
     print(f"gnubg's rollouts (the judge): {format_ci95(np.where(holder_on_roll, judge, -judge))}")

@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pairs", default="best/best,gnubg/best,best/gnubg", help="A/B, comma separated")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.skip < 0 or args.positions < 1 or args.trials < 1:
+        parser.error("--skip must not be negative, --positions and --trials at least 1")
     with np.load(args.judge) as judged:
         keep = np.ones(len(judged["equity"]), bool)
         if args.source != "all":
@@ -80,9 +82,9 @@ def main(argv: list[str] | None = None) -> None:
         roots = torch.as_tensor(judged["boards"][rows])
         judge = judged["equity"][rows]
     holder_on_roll = backgame_sides(roots)[:, 1].numpy()
-    evaluators = {}
+    players = {}  # spec -> (evaluator, plies, move filter)
     for spec in {s for pair in args.pairs.split(",") for s in pair.split("/")}:
-        evaluators[spec] = evaluator_of(load_player(spec), "playing back games")
+        players[spec] = evaluator_of(load_player(spec), "playing back games")
     print(
         f"{len(rows)} back games of {args.judge} ({args.source}), {args.trials} trials each; "
         "mean points for the side holding the back game"
@@ -93,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     first = None
     for pair in args.pairs.split(","):
         a, b = pair.split("/")
-        result = play_out((evaluators[a], evaluators[b]), roots, holder_on_roll, args.trials, args.seed)
+        result = play_out((players[a], players[b]), roots, holder_on_roll, args.trials, args.seed)
         paired = "" if first is None else format_ci95(result - first)
         first = result if first is None else first
         print(f"| {a} / {b} | {format_ci95(result)} | {paired} |", flush=True)

@@ -65,7 +65,7 @@ class LabelJob:
     trials: int = 36
     truncate: int | None = None
     rollout_plies: int = 0
-    variance_reduction: bool = True  # rollouts; off: plain trials (better per CPU s to the end)
+    variance_reduction: bool = True  # rollouts; off: plain trials (to the end: better at 0 ply, not at 1)
     seed: int = 0
     rolls: int = 1  # move kinds: rolls per position
     top: int = 0  # move kinds past 1 ply: only each roll's top moves (by 1-ply) that deep; 0: all

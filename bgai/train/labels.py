@@ -177,6 +177,10 @@ class MoveLabels:
     job: dict
 
 
+SAVE_EVERY = 30.0
+"""Seconds between rewrites of a job's label file: a killed job loses at most this much work."""
+
+
 def label(
     evaluator: Evaluator,
     folder: str | Path,
@@ -201,20 +205,23 @@ def label(
     if done and not np.array_equal(have.index, rows[:done]):
         raise ValueError(f"{path} was made from another database or selection: remove it or label elsewhere")
     parts, started = [have], time.monotonic()
+    saved = started
     while done < len(rows):
         part = rows[done : done + job.chunk]
         t0 = time.monotonic()
         chunk = _label_chunk(evaluator, torch.as_tensor(db.boards[part]).to(device), part, job)
         parts.append(dataclasses.replace(chunk, seconds=time.monotonic() - t0))
+        stop = stop_after is not None and time.monotonic() - started > stop_after
         if job.moves:  # each chunk its own file, named by where it starts
             _write(path / f"{done:09d}.npz", parts[-1])
-        else:
-            parts = [_join(parts, job)]
+        elif stop or done + len(part) == len(rows) or time.monotonic() - saved >= SAVE_EVERY:
+            # the one file is rewritten whole: after every cheap chunk that grows quadratically
+            parts, saved = [_join(parts, job)], time.monotonic()
             _write(path, parts[0])
         done += len(part)
         if progress is not None:
             progress(done, len(rows))
-        if stop_after is not None and time.monotonic() - started > stop_after:
+        if stop:
             break
     return _join(parts, job)
 

@@ -65,7 +65,7 @@ def register(subparsers) -> None:
     )
     label.add_argument("--held-out-only", action="store_true", help="only the held-out part")
     label.add_argument("--shard", default="0/1", help="K/N: this process labels every N-th position from K")
-    label.add_argument("--chunk", type=int, default=256, help="positions per batch of work; the file is saved at most every 30 s and at the end (default 256)")
+    label.add_argument("--chunk", type=int, default=256, help="positions a batch; saved every 30 s at most")
     label.add_argument("--trials", type=int, default=36, help="rollout trials per position (default 36)")
     label.add_argument("--truncate", type=int, default=None, help="rollout truncation in plies")
     label.add_argument("--rollout-ply", type=int, default=0, help="rollout checker play ply (default 0)")

@@ -211,19 +211,21 @@ def label(
         t0 = time.monotonic()
         chunk = _label_chunk(evaluator, torch.as_tensor(db.boards[part]).to(device), part, job)
         parts.append(dataclasses.replace(chunk, seconds=time.monotonic() - t0))
-        stop = stop_after is not None and time.monotonic() - started > stop_after
         if job.moves:  # each chunk its own file, named by where it starts
             _write(path / f"{done:09d}.npz", parts[-1])
-        elif stop or done + len(part) == len(rows) or time.monotonic() - saved >= SAVE_EVERY:
-            # the one file is rewritten whole: after every cheap chunk that grows quadratically
-            parts, saved = [_join(parts, job)], time.monotonic()
-            _write(path, parts[0])
         done += len(part)
         if progress is not None:
             progress(done, len(rows))
-        if stop:
+        if stop_after is not None and time.monotonic() - started > stop_after:
             break
-    return _join(parts, job)
+        if not job.moves and time.monotonic() - saved >= SAVE_EVERY:
+            # the one file is rewritten whole: after every cheap chunk that grows quadratically
+            parts, saved = [_join(parts, job)], time.monotonic()
+            _write(path, parts[0])
+    labels = _join(parts, job)
+    if not job.moves and len(parts) > 1:  # what the last save left out
+        _write(path, labels)
+    return labels
 
 
 def _label_chunk(evaluator: Evaluator, boards: torch.Tensor, index: np.ndarray, job: LabelJob):

@@ -14,7 +14,7 @@ kept in ``--cache`` (JSON under runs/, keyed by position and settings), with bga
 or a larger ``--positions`` only computes what is missing.
 
 With ``--judge-set FILE`` the positions and their judge come from a judged set instead (its
-first ``--positions``; e.g. the back games of scripts/study/backgame_judge.py, judged by
+first ``--positions``; e.g. the back games of scripts/study/judge_set.py, judged by
 1,296-trial gnubg rollouts); ``--player`` picks whose values and rollouts are judged.
 
 Estimators (``--only`` picks some): ``best`` at 0, 1 and 2 plies (:func:`bgai.search.evaluate_position`)
@@ -151,7 +151,7 @@ def main() -> None:
         "--judge-set",
         type=Path,
         default=None,
-        help="positions and judge from a judged set (scripts/study/backgame_judge.py) instead",
+        help="positions and judge from a judged set (scripts/study/judge_set.py) instead",
     )
     parser.add_argument("--player", default="best", help="whose values and rollouts (default best)")
     args = parser.parse_args()

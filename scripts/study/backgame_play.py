@@ -3,7 +3,7 @@
     python scripts/study/backgame_play.py checkpoints/judges/backgames.npz --positions 100 \
         --trials 144 --source backgame --pairs best/best,gnubg/best,best/gnubg
 
-A net that undervalues back games against gnubg's rollouts (scripts/study/backgame_judge.py)
+A net that undervalues back games against gnubg's rollouts (scripts/study/judge_set.py)
 may evaluate them wrongly, or play them differently from gnubg, so that its own rollouts agree
 with it. This plays each of the judge set's first ``--positions`` positions after ``--skip`` (of
 ``--source``: ``selfplay``, ``backgame`` or ``all``) ``--trials`` times to the end, cubeless,
@@ -64,7 +64,7 @@ def play_out(players, roots: torch.Tensor, holder_on_roll: np.ndarray, trials: i
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("judge", help="a judge file of scripts/study/backgame_judge.py")
+    parser.add_argument("judge", help="a judge file of scripts/study/judge_set.py")
     parser.add_argument("--positions", type=int, default=100)
     parser.add_argument("--skip", type=int, default=0, help="start after this many positions (shards)")
     parser.add_argument("--trials", type=int, default=144)

@@ -1,25 +1,29 @@
-"""Back games judged by long gnubg rollouts: the set, and every net's error on it.
+"""Positions judged by long gnubg rollouts: the set, and every net's error on it.
 
-    python scripts/study/backgame_judge.py roll runs/data/bg5 --out runs/judge/bg --shard 0/2 &  # and 1/2
-    python scripts/study/backgame_judge.py join runs/judge/bg --out checkpoints/judges/backgames.npz
-    python scripts/study/backgame_judge.py report checkpoints/judges/backgames.npz --nets best,best_7
+    python scripts/study/judge_set.py roll runs/data/bg5 --out runs/judge/bg --shard 0/2 &  # and 1/2
+    python scripts/study/judge_set.py join runs/judge/bg --out checkpoints/judges/backgames.npz
+    python scripts/study/judge_set.py report checkpoints/judges/backgames.npz --nets best,best_7
+    python scripts/study/judge_set.py roll runs/data/bg5 --out runs/judge/cls --classes contact,crashed,race \
+        --sources selfplay --positions 500 --trials 144 --variance-reduction --shard 0/2 &  # and 1/2
 
-Back games (:func:`bgai.train.positions.backgame_sides`: a side holds two or more points in the
-other's home board while trailing in the race) are where a net trained by self-play is most
-wrong, and where a judge that shares a net with the judged (gnubg 2-ply judging gnubg 0-ply)
-flatters it most. So the judge here is gnubg's own rollout played to the end: ``--positions``
-held-out back-game positions of a database (chosen by ``--seed``), cubeless, 0-ply checker play
-by gnubg's net, quasi-random dice, ``--trials`` trials (settings in
-scripts/measure/rollout_common.py). gnubg judges; its values never become training labels.
+A judge that shares a net with the judged (gnubg 2-ply judging gnubg 0-ply) flatters it, most
+of all where that net is wrong; so the judge here is gnubg's own rollout played to the end:
+``--positions`` held-out positions of each of ``--classes`` of a database (by default back
+games, :func:`bgai.train.positions.backgame_sides`: a side holds two or more points in the
+other's home board while trailing in the race; chosen by ``--seed``, from ``--sources``),
+cubeless, 0-ply checker play by gnubg's net, quasi-random dice, ``--trials`` trials, with
+gnubg's variance reduction when asked (settings in scripts/measure/rollout_common.py). gnubg
+judges; its values never become training labels.
 
 ``roll`` rolls out shard K of N (every N-th position of the selection) and saves after every
 ``--save-every`` positions, so a killed run resumes where it stopped; ``join`` merges the
 shards into one small file that carries the boards (the judge set needs no database); ``report``
 prints, per player (bgai specs at their plies, e.g. ``best@2ply``; ``gnubg``: gnubg's 0-ply
-net): the mean absolute error, the bias for the side holding the back game, the RMSE with the
-judge's noise taken out (``sqrt(mean d² − mean SE²)``) and the mean squared error less gnubg
-0-ply's (the judge's noise cancels there), all with 95 % intervals, over all positions and per
-source (self-play, or games started from back-game set-ups).
+net): the mean absolute error, the bias (for the side holding the back game in back games, for
+the player on roll elsewhere), the RMSE with the judge's noise taken out
+(``sqrt(mean d² − mean SE²)``) and the mean squared error less gnubg 0-ply's (the judge's noise
+cancels there), all with 95 % intervals, over all positions, per class and per source
+(self-play, or games started from back-game set-ups).
 """
 
 from __future__ import annotations
@@ -43,18 +47,34 @@ from bgai.model.probs import cubeless_equity  # noqa: E402
 from bgai.search.ply import evaluate_position  # noqa: E402
 from bgai.specs import load_player  # noqa: E402
 from bgai.stats import format_ci95, mean_ci95  # noqa: E402
-from bgai.train.positions import CLASSES, SOURCES, PositionDatabase, backgame_sides  # noqa: E402
+from bgai.train.positions import CLASSES, SOURCES, PositionDatabase, backgame_sides, classify  # noqa: E402
 
 RESULTS = ("probs", "probs_se", "equity", "equity_se", "seconds")  # per position, from gnubg
 FIELDS = ("boards", "source", *RESULTS)
 
 
-def select(db: PositionDatabase, positions: int, seed: int) -> np.ndarray:
-    """The judge set's rows: ``positions`` held-out back games, drawn by ``seed``."""
-    rows = np.flatnonzero(db.held_out & (db.klass == CLASSES.index("backgame")))
-    if len(rows) < positions:
-        raise SystemExit(f"error: only {len(rows)} held-out back games in the database, not {positions}")
-    return np.sort(np.random.default_rng(seed).permutation(rows)[:positions])
+def select(
+    db: PositionDatabase, positions: int, seed: int, classes: list[str], sources: list[str]
+) -> np.ndarray:
+    """The judge set's rows: ``positions`` held-out positions of each class, drawn by ``seed``."""
+    rng, chosen = np.random.default_rng(seed), []
+    kept = db.held_out & np.isin(db.source, [SOURCES.index(s) for s in sources])
+    for klass in classes:
+        rows = np.flatnonzero(kept & (db.klass == CLASSES.index(klass)))
+        if len(rows) < positions:
+            raise SystemExit(
+                f"error: only {len(rows)} held-out {klass} positions in the database, not {positions}"
+            )
+        chosen.append(rng.permutation(rows)[:positions])
+    return np.sort(np.concatenate(chosen))
+
+
+def names(text: str, known: tuple[str, ...], what: str) -> list[str]:
+    """A comma-separated list of ``known`` names, or a one-line error."""
+    chosen = text.split(",")
+    if unknown := [c for c in chosen if c not in known]:
+        raise SystemExit(f"error: unknown {what} {', '.join(unknown)}: choose from {', '.join(known)}")
+    return chosen
 
 
 def save(path: Path, data: dict) -> None:
@@ -72,10 +92,21 @@ def load(path: Path) -> dict:
 
 def roll(args: argparse.Namespace) -> None:
     k, n = (int(x) for x in args.shard.split("/"))
+    classes, sources = names(args.classes, CLASSES, "class"), names(args.sources, SOURCES, "source")
     db = PositionDatabase.load(args.database)
-    rows = select(db, args.positions, args.seed)[k::n]
+    rows = select(db, args.positions, args.seed, classes, sources)[k::n]
     path = Path(args.out) / f"shard{k}of{n}.npz"
-    meta = {name: getattr(args, name) for name in ("database", "positions", "seed", "trials", "shard")}
+    settings = (
+        "database",
+        "positions",
+        "seed",
+        "trials",
+        "shard",
+        "classes",
+        "sources",
+        "variance_reduction",
+    )
+    meta = {name: getattr(args, name) for name in settings}
     old = load(path) if path.is_file() else None
     if old is not None and (
         json.loads(str(old["meta"])) != meta or not np.array_equal(old["rows"], rows[: len(old["rows"])])
@@ -84,7 +115,7 @@ def roll(args: argparse.Namespace) -> None:
     done = 0 if old is None else len(old["rows"])
     results = {f: [] if old is None else list(old[f]) for f in RESULTS}
     gnubg = GnubgRollouts(threads=1)
-    gnubg.configure(trials=args.trials, variance_reduction=False)
+    gnubg.configure(trials=args.trials, variance_reduction=args.variance_reduction)
     for i, row in enumerate(rows[done:], done):
         start = time.process_time()
         r = gnubg.rollout(encode_position_id(torch.as_tensor(db.boards[row])), seed=args.seed + int(row))
@@ -121,19 +152,24 @@ def report(args: argparse.Namespace) -> None:
     data = load(Path(args.judge))
     boards = torch.as_tensor(data["boards"]).long()
     judge, judge_se = data["equity"], data["equity_se"]
-    # the side holding the back game (the player on roll where both do: rare, and signed as his)
-    sign = np.where(backgame_sides(boards)[:, 1].numpy(), 1.0, -1.0)
+    klass = classify(boards)
+    # the side holding the back game (the player on roll where both do: rare, and signed as his);
+    # elsewhere the player on roll
+    holds = backgame_sides(boards)[:, 1].numpy() | (klass != CLASSES.index("backgame"))
+    sign = np.where(holds, 1.0, -1.0)
     errors = {}
     for spec in args.nets.split(","):
         evaluator, plies, _ = evaluator_of(load_player(spec), "judging")  # gnubg: its 0-ply net
         values = evaluate_position(evaluator, boards, plies)
         errors[spec] = cubeless_equity(values).double().numpy() - judge
     ref = errors.get("gnubg")
-    parts = [("all", np.ones(len(judge), bool))] + [
-        (s, data["source"] == SOURCES.index(s)) for s in SOURCES if (data["source"] == SOURCES.index(s)).any()
-    ]
+    groups = [(f"class {c}", klass == CLASSES.index(c)) for c in CLASSES]
+    groups += [(f"source {s}", data["source"] == SOURCES.index(s)) for s in SOURCES]
+    parts = [("all", np.ones(len(judge), bool))] + [(n, m) for n, m in groups if 0 < m.sum() < len(judge)]
+    kinds = ", ".join(f"{CLASSES[c]} {(klass == c).sum()}" for c in np.unique(klass))
     print(
-        f"cubeless equity against gnubg rollouts to the end ({meta_text(data)}): {len(judge)} back games, "
+        f"cubeless equity against gnubg rollouts to the end ({meta_text(data)}): "
+        f"{len(judge)} positions ({kinds}), "
         f"judge RMS SE {np.sqrt((judge_se**2).mean()):.4f}, {data['seconds'].mean():.1f} CPU s a position"
     )
     for name, mask in parts:
@@ -155,7 +191,9 @@ def report(args: argparse.Namespace) -> None:
 
 def meta_text(data: dict) -> str:
     meta = json.loads(str(data["meta"]))
-    return f"{meta['trials']} trials, quasi-random dice, 0-ply gnubg checker play; set seed {meta['seed']}"
+    reduced = ", variance reduction" if meta.get("variance_reduction") else ""
+    play = "quasi-random dice, 0-ply gnubg checker play"
+    return f"{meta['trials']} trials{reduced}, {play}; set seed {meta['seed']}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -164,7 +202,16 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("roll", help="roll out one shard of the judge set (resumable)")
     r.add_argument("database")
     r.add_argument("--out", required=True, help="folder of the shard files")
-    r.add_argument("--positions", type=int, default=2000)
+    r.add_argument("--positions", type=int, default=2000, help="positions of each class (default 2000)")
+    r.add_argument(
+        "--classes", default="backgame", help=f"comma separated, of {', '.join(CLASSES)} (default backgame)"
+    )
+    r.add_argument(
+        "--sources", default=",".join(SOURCES), help=f"comma separated, of {', '.join(SOURCES)} (default all)"
+    )
+    r.add_argument(
+        "--variance-reduction", action="store_true", help="gnubg's variance reduction (default off)"
+    )
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--trials", type=int, default=1296)
     r.add_argument("--shard", default="0/1")

@@ -1,4 +1,4 @@
-"""scripts/study/backgame_judge.py: back games rolled out by gnubg, in resumable shards, joined."""
+"""scripts/study/judge_set.py: back games rolled out by gnubg, in resumable shards, joined."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tests.scripts import load_script
 
 
 def _study():
-    return load_script("study/backgame_judge.py")
+    return load_script("study/judge_set.py")
 
 
 @pytest.mark.gnubg
@@ -46,7 +46,34 @@ def test_shards_resume_join_and_report_every_player(tmp_path, capsys):
     capsys.readouterr()
     study.main(["report", str(judge), "--nets", "best,gnubg"])
     out = capsys.readouterr().out
-    assert "4 back games" in out
+    assert "4 positions (backgame 4)" in out
     row = re.search(r"^\| best \| \+?(\d+\.\d+) ±", out, re.M)
     assert row and float(row.group(1)) < 1.0
     assert "best: mean abs error − gnubg 0-ply's" in out
+
+
+@pytest.mark.gnubg
+def test_classes_sources_and_variance_reduction(tmp_path, capsys):
+    best = evaluator_of(load_player("best"), "tests")[0]
+    db = build_database(best, selfplay=1500, backgame=300, seed=7, games=16)
+    db.save(tmp_path / "db" / "positions.npz")
+    study, shards, judge = _study(), tmp_path / "shards", tmp_path / "judge.npz"
+    roll = ["roll", str(tmp_path / "db"), "--out", str(shards), "--positions", "2", "--trials", "36"]
+    with pytest.raises(SystemExit, match="unknown class prime"):
+        study.main([*roll, "--classes", "contact,prime"])
+    with pytest.raises(SystemExit, match="only .* held-out race positions"):
+        study.main([*roll[:-4], "--positions", "10000", "--classes", "race"])
+    study.main([*roll, "--classes", "contact,race", "--sources", "selfplay", "--variance-reduction"])
+    study.main(["join", str(shards), "--out", str(judge)])
+    with np.load(judge) as f:
+        rows, se, meta = f["rows"], f["equity_se"], str(f["meta"])
+    loaded = PositionDatabase.load(tmp_path / "db")
+    assert sorted(loaded.klass[rows]) == [CLASSES.index("contact")] * 2 + [CLASSES.index("race")] * 2
+    assert (loaded.source[rows] == 0).all() and loaded.held_out[rows].all()
+    assert '"variance_reduction": true' in meta
+    assert (se[loaded.klass[rows] == CLASSES.index("contact")] > 0).all() and (se >= 0).all()
+    capsys.readouterr()
+    study.main(["report", str(judge), "--nets", "best,gnubg"])
+    out = capsys.readouterr().out
+    assert "36 trials, variance reduction" in out and "4 positions (contact 2, race 2)" in out
+    assert "class contact (2 positions)" in out and "class race (2 positions)" in out

@@ -96,16 +96,7 @@ def roll(args: argparse.Namespace) -> None:
     db = PositionDatabase.load(args.database)
     rows = select(db, args.positions, args.seed, classes, sources)[k::n]
     path = Path(args.out) / f"shard{k}of{n}.npz"
-    settings = (
-        "database",
-        "positions",
-        "seed",
-        "trials",
-        "shard",
-        "classes",
-        "sources",
-        "variance_reduction",
-    )
+    settings = "database positions seed trials shard classes sources variance_reduction".split()
     meta = {name: getattr(args, name) for name in settings}
     old = load(path) if path.is_file() else None
     if old is not None and (

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from bgai.gnubg import command_output, program
+from bgai.gnubg import command_output, match_id, program
 
 _NUMBER = re.compile(r"[-+]?\d+\.\d+")
 
@@ -142,7 +142,7 @@ class GnubgRollouts:
         ctypes.c_int.in_dll(ctypes.CDLL(library), "fShowProgress").value = 1
         command_output(f"set threads {threads}")
         command_output("set output digits 5")
-        self.match_id = gnubg.matchid(gnubg.cubeinfo(), gnubg.posinfo(0, 0, 0, 1, (0, 0)))
+        self.match_id = match_id()  # money, cube centred: not whatever state an earlier caller left
         self.session = False
 
     def configure(

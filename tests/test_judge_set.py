@@ -15,17 +15,28 @@ from bgai.train.positions import CLASSES, PositionDatabase, build_database
 from tests.scripts import load_script
 
 
-def _study():
-    return load_script("study/judge_set.py")
+def _judge_set(tmp_path, positions: int, **build):
+    """The study, its shard folder, judge file and ``roll`` arguments on a small database of
+    ``best``'s (``build``: :func:`build_database`'s counts and seed)."""
+    best = evaluator_of(load_player("best"), "tests")[0]
+    build_database(best, games=16, **build).save(tmp_path / "db" / "positions.npz")
+    shards = tmp_path / "shards"
+    roll = [
+        "roll",
+        str(tmp_path / "db"),
+        "--out",
+        str(shards),
+        "--positions",
+        str(positions),
+        "--trials",
+        "36",
+    ]
+    return load_script("study/judge_set.py"), shards, tmp_path / "judge.npz", roll
 
 
 @pytest.mark.gnubg
 def test_shards_resume_join_and_report_every_player(tmp_path, capsys):
-    best = evaluator_of(load_player("best"), "tests")[0]
-    db = build_database(best, selfplay=0, backgame=400, seed=5, games=16)
-    db.save(tmp_path / "db" / "positions.npz")
-    study, shards, judge = _study(), tmp_path / "shards", tmp_path / "judge.npz"
-    roll = ["roll", str(tmp_path / "db"), "--out", str(shards), "--positions", "4", "--trials", "36"]
+    study, shards, judge, roll = _judge_set(tmp_path, 4, selfplay=0, backgame=400, seed=5)
     for k in (0, 1):
         study.main([*roll, "--shard", f"{k}/2", "--save-every", "1"])
     before = (shards / "shard0of2.npz").read_bytes()
@@ -54,12 +65,8 @@ def test_shards_resume_join_and_report_every_player(tmp_path, capsys):
 
 @pytest.mark.gnubg
 def test_classes_sources_and_variance_reduction(tmp_path, capsys):
-    best = evaluator_of(load_player("best"), "tests")[0]
-    db = build_database(best, selfplay=1500, backgame=300, seed=7, games=16)
-    db.save(tmp_path / "db" / "positions.npz")
-    study, shards, judge = _study(), tmp_path / "shards", tmp_path / "judge.npz"
-    roll = ["roll", str(tmp_path / "db"), "--out", str(shards), "--positions", "2", "--trials", "36"]
-    with pytest.raises(SystemExit, match="unknown class prime"):
+    study, shards, judge, roll = _judge_set(tmp_path, 2, selfplay=1500, backgame=300, seed=7)
+    with pytest.raises(SystemExit, match="unknown position class 'prime'"):
         study.main([*roll, "--classes", "contact,prime"])
     with pytest.raises(SystemExit, match="only .* held-out race positions"):
         study.main([*roll[:-4], "--positions", "10000", "--classes", "race"])

@@ -39,7 +39,7 @@ from bgai.rollout import RolloutSettings, rollout_positions
 from bgai.search.evaluator import Evaluator
 from bgai.search.ply import FilterStage, evaluate_position, keep_by_filter
 from bgai.train.distill import LabelledAfterstates, afterstates_of
-from bgai.train.positions import SOURCES, PositionDatabase, class_codes, load_npz, save_npz
+from bgai.train.positions import PositionDatabase, class_codes, load_npz, save_npz, source_codes
 
 POSITION_KINDS = ("ply0", "ply1", "ply2", "rollout")
 MOVE_KINDS = ("moves0", "moves1", "moves2")
@@ -77,9 +77,7 @@ class LabelJob:
         if self.player.split("@")[0].split(":")[0] == "gnubg":
             raise ValueError("labels never come from gnubg (it may only judge): label with a bgai player")
         class_codes(self.classes)
-        unknown = [c for c in self.sources if c not in SOURCES]
-        if unknown:
-            raise ValueError(f"unknown position source {unknown[0]!r}: choose from {', '.join(SOURCES)}")
+        source_codes(self.sources)
         if self.rolls < 1:
             raise ValueError(f"rolls must be at least 1, got {self.rolls}")
         if self.top < 0 or (self.top and not (self.moves and self.plies >= 2)):
@@ -140,7 +138,7 @@ class LabelJob:
         if self.classes:
             keep &= np.isin(db.klass, class_codes(self.classes))
         if self.sources:
-            keep &= np.isin(db.source, [SOURCES.index(c) for c in self.sources])
+            keep &= np.isin(db.source, source_codes(self.sources))
         if self.held_out_only:
             keep &= db.held_out
         parts, start = [], 0

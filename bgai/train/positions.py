@@ -56,6 +56,14 @@ def class_codes(names) -> list[int]:
     return [CLASSES.index(c) for c in names]
 
 
+def source_codes(names) -> list[int]:
+    """Indices into :data:`SOURCES` of these source names; an unknown one is a one-line error."""
+    unknown = [s for s in names if s not in SOURCES]
+    if unknown:
+        raise ValueError(f"unknown position source {unknown[0]!r}: choose from {', '.join(SOURCES)}")
+    return [SOURCES.index(s) for s in names]
+
+
 def backgame_sides(boards) -> torch.Tensor:
     """``(N, 2)`` bool, per side ``[opponent, on roll]``: it holds a back game (two or more
     points in the other side's home board while trailing in the race). Errors in back games

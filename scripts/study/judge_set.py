@@ -47,34 +47,35 @@ from bgai.model.probs import cubeless_equity  # noqa: E402
 from bgai.search.ply import evaluate_position  # noqa: E402
 from bgai.specs import load_player  # noqa: E402
 from bgai.stats import format_ci95, mean_ci95  # noqa: E402
-from bgai.train.positions import CLASSES, SOURCES, PositionDatabase, backgame_sides, classify  # noqa: E402
+from bgai.train.positions import (  # noqa: E402
+    CLASSES,
+    SOURCES,
+    PositionDatabase,
+    backgame_sides,
+    class_codes,
+    classify,
+    source_codes,
+)
 
 RESULTS = ("probs", "probs_se", "equity", "equity_se", "seconds")  # per position, from gnubg
 FIELDS = ("boards", "source", *RESULTS)
 
 
 def select(
-    db: PositionDatabase, positions: int, seed: int, classes: list[str], sources: list[str]
+    db: PositionDatabase, positions: int, seed: int, classes: list[int], sources: list[int]
 ) -> np.ndarray:
-    """The judge set's rows: ``positions`` held-out positions of each class, drawn by ``seed``."""
+    """The judge set's rows: ``positions`` held-out positions of each class (:data:`CLASSES`
+    indices) from ``sources``, drawn by ``seed``."""
     rng, chosen = np.random.default_rng(seed), []
-    kept = db.held_out & np.isin(db.source, [SOURCES.index(s) for s in sources])
-    for klass in classes:
-        rows = np.flatnonzero(kept & (db.klass == CLASSES.index(klass)))
+    kept = db.held_out & np.isin(db.source, sources)
+    for code in classes:
+        rows = np.flatnonzero(kept & (db.klass == code))
         if len(rows) < positions:
             raise SystemExit(
-                f"error: only {len(rows)} held-out {klass} positions in the database, not {positions}"
+                f"error: only {len(rows)} held-out {CLASSES[code]} positions in the database, not {positions}"
             )
         chosen.append(rng.permutation(rows)[:positions])
     return np.sort(np.concatenate(chosen))
-
-
-def names(text: str, known: tuple[str, ...], what: str) -> list[str]:
-    """A comma-separated list of ``known`` names, or a one-line error."""
-    chosen = text.split(",")
-    if unknown := [c for c in chosen if c not in known]:
-        raise SystemExit(f"error: unknown {what} {', '.join(unknown)}: choose from {', '.join(known)}")
-    return chosen
 
 
 def save(path: Path, data: dict) -> None:
@@ -92,7 +93,10 @@ def load(path: Path) -> dict:
 
 def roll(args: argparse.Namespace) -> None:
     k, n = (int(x) for x in args.shard.split("/"))
-    classes, sources = names(args.classes, CLASSES, "class"), names(args.sources, SOURCES, "source")
+    try:
+        classes, sources = class_codes(args.classes.split(",")), source_codes(args.sources.split(","))
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
     db = PositionDatabase.load(args.database)
     rows = select(db, args.positions, args.seed, classes, sources)[k::n]
     path = Path(args.out) / f"shard{k}of{n}.npz"

@@ -77,7 +77,8 @@ def test_luck_of_real_positions_is_the_judges_best_move_against_the_average():
 
 def test_a_player_against_itself_has_no_luck_left_on_duplicate_dice(best):
     result = duel(PubevalPlayer(), PubevalPlayer(), 20, seed=3, luck=best)
-    assert abs(result.luck_ppg) < 1e-9 and result.luck_ci95 < 1e-9 and result.luck_judge == "best"
+    # the judge's float32 values of one position can differ in the last bit between batches
+    assert abs(result.luck_ppg) < 1e-6 and result.luck_ci95 < 1e-6 and result.luck_judge == "best"
 
 
 def test_luck_adjusted_results_keep_the_mean_and_narrow_the_interval(best):

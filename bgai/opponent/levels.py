@@ -53,7 +53,8 @@ noise: on 2,000 positions of its own games (``calibrate_ladder.py --noise 0 0.01
 3.9 / 5.7 / 6.5 / 7.5 / 9.0 / 10.2 / 13.2 / 14.8 / 21.7 / 23.3 / 27.2 / 28.8 per 1000, so the
 noise values stay and the ladder was rebuilt with them (version 2 of the opponents). The
 two-layer ``best`` of session 23 grades every level in its class with the same noise (version 3:
-28.6 / 23.7 / 13.9 / 9.1 / 5.7 / 2.9 / 1.3 per 1000 from beginner to worldclass).
+28.6 / 23.7 / 13.9 / 9.1 / 5.7 / 2.9 / 1.3 per 1000 from beginner to worldclass), and so does
+the ``best`` of session 29 (version 4: 28.2 / 23.3 / 13.4 / 9.1 / 5.3 / 3.2 / 0.9).
 
 Names are case-insensitive; ``world class``, ``world-class`` and ``world_class`` mean
 ``worldclass``. Game sites call their computer levels Easy, Medium and Hard: those names map

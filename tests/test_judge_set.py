@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -47,6 +48,8 @@ def test_shards_resume_join_and_report_every_player(tmp_path, capsys):
     study.main(["join", str(shards), "--out", str(judge)])
     with np.load(judge) as f:
         rows, boards, probs, equity, se = (f[k] for k in ("rows", "boards", "probs", "equity", "equity_se"))
+        meta = json.loads(str(f["meta"]))
+    assert "shard" not in meta and meta["positions"] == 4  # the set's settings, not one shard's
     loaded = PositionDatabase.load(tmp_path / "db")
     assert len(rows) == 4 and np.all(np.diff(rows) > 0)
     assert (loaded.klass[rows] == CLASSES.index("backgame")).all() and loaded.held_out[rows].all()

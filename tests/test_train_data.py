@@ -260,7 +260,7 @@ def test_move_labels_are_every_legal_move_of_seeded_rolls_resumable_and_sharded(
 
 
 def test_deep_move_labels_can_be_deep_for_each_rolls_top_moves_only(database, best):
-    job = LabelJob(kind="moves2", top=2, classes=("contact",), chunk=2)
+    job = LabelJob(kind="moves2", top=2, classes=("contact",), chunk=8)  # enough rolls with 3+ moves
     assert job.name == "moves2top2-best-contact"
     a = label(best, database, job, stop_after=0.0).afterstates
     shallow = evaluate_position(best, a.boards.long(), 1)

@@ -139,7 +139,8 @@ def join(args: argparse.Namespace) -> None:
         raise SystemExit(f"error: no shard files in {args.folder}")
     joined = {f: np.concatenate([p[f] for p in parts]) for f in ("rows",) + FIELDS}
     order = np.argsort(joined["rows"])
-    save(Path(args.out), {f: v[order] for f, v in joined.items()} | {"meta": parts[0]["meta"]})
+    meta = {k: v for k, v in json.loads(str(parts[0]["meta"])).items() if k != "shard"}
+    save(Path(args.out), {f: v[order] for f, v in joined.items()} | {"meta": np.array(json.dumps(meta))})
     print(f"{len(order)} positions -> {args.out}")
 
 

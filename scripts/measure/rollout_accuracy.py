@@ -14,8 +14,9 @@ kept in ``--cache`` (JSON under runs/, keyed by position and settings), with bga
 or a larger ``--positions`` only computes what is missing.
 
 With ``--judge-set FILE`` the positions and their judge come from a judged set instead (its
-first ``--positions``; e.g. the back games of scripts/study/judge_set.py, judged by
-1,296-trial gnubg rollouts); ``--player`` picks whose values and rollouts are judged.
+first ``--positions``, of ``--classes`` when given; e.g. the back games of
+scripts/study/judge_set.py, judged by 1,296-trial gnubg rollouts); ``--player`` picks whose
+values and rollouts are judged.
 
 Estimators (``--only`` picks some): ``best`` at 0, 1 and 2 plies (:func:`bgai.search.evaluate_position`)
 and bgai rollouts with ``best`` (cubeless, quasi-random dice, exact bear-off stop): truncated at 7
@@ -51,6 +52,7 @@ from bgai.model.probs import cubeless_equity  # noqa: E402
 from bgai.rollout import RolloutSettings, rollout_positions  # noqa: E402
 from bgai.search.ply import evaluate_position  # noqa: E402
 from bgai.specs import load_player  # noqa: E402
+from bgai.train.positions import class_codes, classify  # noqa: E402
 
 ESTIMATORS = {  # name -> plies of a static value, or RolloutSettings keyword arguments
     "0ply": 0,
@@ -153,6 +155,9 @@ def main() -> None:
         default=None,
         help="positions and judge from a judged set (scripts/study/judge_set.py) instead",
     )
+    parser.add_argument(
+        "--classes", help="with --judge-set: only positions of these classes (e.g. race; bgai's classify)"
+    )
     parser.add_argument("--player", default="best", help="whose values and rollouts (default best)")
     args = parser.parse_args()
     names = [n.strip() for n in args.only.split(",") if n.strip()]
@@ -164,8 +169,17 @@ def main() -> None:
     cache = json.loads(args.cache.read_text()) if args.cache.is_file() else {}
     if args.judge_set:
         with np.load(args.judge_set) as judged:
-            boards = torch.as_tensor(judged["boards"][: args.positions])
-            j, j_se, seconds = (judged[f][: args.positions] for f in ("equity", "equity_se", "seconds"))
+            judged = dict(judged)
+        chosen = np.arange(len(judged["boards"]))
+        if args.classes:
+            try:
+                codes = class_codes(args.classes.split(","))
+            except ValueError as e:
+                raise SystemExit(f"error: {e}") from None
+            chosen = chosen[np.isin(classify(judged["boards"]), codes)]
+        chosen = chosen[: args.positions]
+        boards = torch.as_tensor(judged["boards"][chosen])
+        j, j_se, seconds = (judged[f][chosen] for f in ("equity", "equity_se", "seconds"))
         ids = [encode_position_id(b) for b in boards.numpy()]
         source, judge_name = f"{args.judge_set}", f"{args.judge_set}'s gnubg rollouts"
     else:

@@ -164,6 +164,10 @@ def main() -> None:
     for n in names:
         if n not in ESTIMATORS:
             raise SystemExit(f"unknown estimator {n!r}: choose from {', '.join(ESTIMATORS)}")
+    try:
+        codes = class_codes(args.classes.split(",")) if args.classes else None
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
 
     torch.set_num_threads(1)
     cache = json.loads(args.cache.read_text()) if args.cache.is_file() else {}
@@ -171,11 +175,7 @@ def main() -> None:
         with np.load(args.judge_set) as judged:
             judged = dict(judged)
         chosen = np.arange(len(judged["boards"]))
-        if args.classes:
-            try:
-                codes = class_codes(args.classes.split(","))
-            except ValueError as e:
-                raise SystemExit(f"error: {e}") from None
+        if codes is not None:
             chosen = chosen[np.isin(classify(judged["boards"]), codes)]
         chosen = chosen[: args.positions]
         boards = torch.as_tensor(judged["boards"][chosen])

@@ -172,8 +172,8 @@ def main() -> None:
     torch.set_num_threads(1)
     cache = json.loads(args.cache.read_text()) if args.cache.is_file() else {}
     if args.judge_set:
-        with np.load(args.judge_set) as judged:
-            judged = dict(judged)
+        with np.load(args.judge_set) as f:
+            judged = {k: f[k] for k in ("boards", "equity", "equity_se", "seconds")}
         chosen = np.arange(len(judged["boards"]))
         if codes is not None:
             chosen = chosen[np.isin(classify(judged["boards"]), codes)]

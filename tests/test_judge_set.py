@@ -69,7 +69,7 @@ def test_shards_resume_join_and_report_every_player(tmp_path, capsys):
 @pytest.mark.gnubg
 def test_classes_sources_and_variance_reduction(tmp_path, capsys):
     study, shards, judge, roll = _judge_set(tmp_path, 2, selfplay=1500, backgame=300, seed=7)
-    with pytest.raises(SystemExit, match="unknown position class 'prime'"):
+    with pytest.raises(ValueError, match="unknown position class 'prime'"):
         study.main([*roll, "--classes", "contact,prime"])
     with pytest.raises(SystemExit, match="only .* held-out race positions"):
         study.main([*roll[:-4], "--positions", "10000", "--classes", "race"])

@@ -48,5 +48,5 @@ def test_a_judged_set_restricted_to_one_class(tmp_path, monkeypatch, capsys):
         study.main()
         assert told in capsys.readouterr().out
     monkeypatch.setattr(sys, "argv", [*argv, "--classes", "prime"])
-    with pytest.raises(SystemExit, match="unknown position class 'prime'"):
+    with pytest.raises(ValueError, match="unknown position class 'prime'"):
         study.main()

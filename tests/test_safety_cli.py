@@ -144,3 +144,26 @@ def test_a_huge_input_is_quoted_by_a_short_prefix(capsys):
         assert main(args) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and len(err) <= len("bgai: error: \n") + MESSAGE_LIMIT + 30, err[:500]
+
+
+@pytest.mark.parametrize(
+    "script, args, told",
+    [
+        ("measure/cube_quality.py", ["--player", "no_such_net.pt", "--plies", "0"], "checkpoint not found"),
+        ("study/judge_set.py", ["report", "no_such_judge.npz", "--nets", "best"], "no_such_judge.npz"),
+        ("measure/rollout_accuracy.py", ["--classes", "prime"], "unknown position class 'prime'"),
+    ],
+)
+def test_a_script_given_bad_input_says_so_in_one_line(script, args, told):
+    """The scripts of scripts/ end in run_script: a bad path, player or name is one line, exit 2."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), *args],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+        timeout=120,
+    )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and lines[-1].startswith(f"{Path(script).name}: error: "), done.stderr[-2000:]
+    assert told in lines[-1] and "Traceback" not in done.stderr

@@ -23,8 +23,9 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import bgai
 
@@ -124,8 +125,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already printed by argparse
         return exc.code if isinstance(exc.code, int) else USAGE_ERROR
+    return run_guarded(lambda: args.run(args), "bgai")
+
+
+def run_guarded(work: Callable[[], int | None], prog: str) -> int:
+    """``work()``'s exit code, with a user's mistake (:data:`USER_ERRORS`) or a missing optional
+    package printed as one line ``PROG: error: ...`` (exit 2) instead of a traceback: the
+    handling every ``bgai`` command gets, and the scripts of ``scripts/`` through
+    :func:`run_script`."""
     try:
-        return int(args.run(args) or 0)
+        return int(work() or 0)
     except BrokenPipeError:  # the reader went away (bgai moves ... | head): not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -143,13 +152,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         if os.environ.get("BGAI_DEBUG"):
             raise
-        print(f"bgai: error: {message}", file=sys.stderr)
+        print(f"{prog}: error: {message}", file=sys.stderr)
         return USAGE_ERROR
     except USER_ERRORS as exc:
         if os.environ.get("BGAI_DEBUG"):
             raise
-        print(f"bgai: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return USAGE_ERROR
+
+
+def run_script(main: Callable[[], int | None]) -> NoReturn:
+    """Run a script's ``main()`` under :func:`run_guarded` and exit with its code; every script
+    in ``scripts/`` ends with it, so that a bad path or player spec there is one line too."""
+    raise SystemExit(run_guarded(main, Path(sys.argv[0]).name))
 
 
 if __name__ == "__main__":

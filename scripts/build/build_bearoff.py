@@ -21,6 +21,7 @@ import torch
 
 from bgai.bearoff.one_sided import DATA_DIR, ONE_SIDED_FILE, build_one_sided, cache_dir
 from bgai.bearoff.two_sided import TWO_SIDED_FILE, build_two_sided
+from bgai.cli.main import run_script
 from bgai.cube.bearoff import CUBEFUL_FILE, build_cubeful_two_sided
 
 
@@ -59,4 +60,4 @@ def _build(name: str, build, path: Path):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

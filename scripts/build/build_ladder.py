@@ -32,6 +32,7 @@ from pathlib import Path
 
 import torch
 
+from bgai.cli.main import run_script
 from bgai.opponent import LEVELS, Opponent, default_name, export_opponent, get_level
 from bgai.opponent.export import write_config
 from bgai.opponent.grade import (
@@ -214,4 +215,4 @@ def _ppg(result: GradeResult, opponent: str) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bgai.cli.main import run_script
 from bgai.model.checkpoint import FORMAT, checkpoint_path, load_net, save_atomic
 from bgai.model.net import SplitNet, ValueNet
 
@@ -43,4 +44,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

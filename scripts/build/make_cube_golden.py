@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from bgai import gnubg as oracle
+from bgai.cli.main import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 MET_PATH = ROOT / "bgai" / "data" / "met_kazaross_xg2.json"
@@ -192,4 +193,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

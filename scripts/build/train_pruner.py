@@ -26,6 +26,7 @@ import torch
 
 from bgai.bearoff import BearoffEvaluator, is_bearoff
 from bgai.bots import evaluator_of
+from bgai.cli.main import run_script
 from bgai.engine.sampling import sample_positions
 from bgai.model.checkpoint import FORMAT, checkpoint_path, save_atomic
 from bgai.model.net import ValueNet
@@ -181,4 +182,4 @@ def report(args: argparse.Namespace, record: dict, agreements: dict[str, Agreeme
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

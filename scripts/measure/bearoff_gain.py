@@ -17,6 +17,7 @@ import gnubg_nn
 import numpy as np
 import torch
 
+from bgai.cli.main import run_script
 from bgai.engine import expand, game_value
 from bgai.specs import load_player
 
@@ -72,4 +73,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

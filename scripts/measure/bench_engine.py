@@ -25,6 +25,7 @@ import time
 import gnubg_nn
 import torch
 
+from bgai.cli.main import run_script
 from bgai.engine.movegen import expand
 from bgai.engine.sampling import KINDS, sample_positions
 
@@ -95,4 +96,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -23,6 +23,7 @@ import time
 import torch
 
 import bgai.model.first_layer as first_layer
+from bgai.cli.main import run_script
 from bgai.engine.movegen import expand
 from bgai.engine.sampling import sample_positions
 from bgai.model.checkpoint import checkpoint_path, load_net
@@ -98,4 +99,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -23,6 +23,7 @@ import time
 import torch
 
 from bgai.bots import evaluator_of
+from bgai.cli.main import run_script
 from bgai.engine.sampling import sample_positions
 from bgai.model.net import ValueNet
 from bgai.search import NetEvaluator, choose_moves
@@ -159,4 +160,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import torch
 
+from bgai.cli.main import run_script
+
 
 def gnubg_selfplay_rate(seconds: float, seed: int = 0) -> tuple[float, float]:
     import gnubg_nn
@@ -141,4 +143,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bgai.cli.main import run_script
+
 # --- gnubg's analysis ---------------------------------------------------------------------------
 
 
@@ -380,4 +382,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -41,6 +41,7 @@ import torch
 
 from bgai import gnubg as oracle
 from bgai.bots import evaluator_of
+from bgai.cli.main import run_script
 from bgai.cube import CubeState, analyse_cube
 from bgai.cube.analysis import answer_to_double, cube_efficiencies, doubles
 from bgai.cube.search import cube_analysis, roll_tree
@@ -313,4 +314,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bgai.cli.main import run_script
 from bgai.model.checkpoint import load_checkpoint
 
 
@@ -45,4 +46,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -24,6 +24,8 @@ import time
 
 import numpy as np
 
+from bgai.cli.main import run_script
+
 
 def positions(count: int, seed: int) -> list[tuple[str, str]]:
     """(Position ID, dice) pairs from random legal play, seeded."""
@@ -160,4 +162,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

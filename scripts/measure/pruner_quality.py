@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from bgai.bots import evaluator_of
+from bgai.cli.main import run_script
 from bgai.opponent.grade import Decisions, GnubgJudge, unforced
 from bgai.specs import load_player
 from bgai.stats import mean_ci95 as mean_ci
@@ -93,4 +94,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rollout_common import Clock, GnubgRollouts, selfplay_boards  # noqa: E402
 
 from bgai.bots import evaluator_of  # noqa: E402
+from bgai.cli.main import run_script
 from bgai.engine.board import is_race  # noqa: E402
 from bgai.formats import encode_position_id  # noqa: E402
 from bgai.model.probs import cubeless_equity  # noqa: E402
@@ -164,10 +165,7 @@ def main() -> None:
     for n in names:
         if n not in ESTIMATORS:
             raise SystemExit(f"unknown estimator {n!r}: choose from {', '.join(ESTIMATORS)}")
-    try:
-        codes = class_codes(args.classes.split(",")) if args.classes else None
-    except ValueError as e:
-        raise SystemExit(f"error: {e}") from None
+    codes = class_codes(args.classes.split(",")) if args.classes else None
 
     torch.set_num_threads(1)
     cache = json.loads(args.cache.read_text()) if args.cache.is_file() else {}
@@ -232,4 +230,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -46,6 +46,7 @@ from rollout_common import Clock, small_bearoffs  # noqa: E402
 
 from bgai.bearoff import BearoffEvaluator  # noqa: E402
 from bgai.bots import evaluator_of  # noqa: E402
+from bgai.cli.main import run_script
 from bgai.model.probs import cubeless_equity  # noqa: E402
 from bgai.rollout import RolloutSettings, rollout_positions  # noqa: E402
 from bgai.search.evaluator import afterstate_values  # noqa: E402
@@ -178,4 +179,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -33,6 +33,7 @@ from rollout_common import Clock, selfplay_boards  # noqa: E402
 
 from bgai.bearoff import BearoffEvaluator  # noqa: E402
 from bgai.bots import evaluator_of  # noqa: E402
+from bgai.cli.main import run_script
 from bgai.rollout import RolloutSettings  # noqa: E402
 from bgai.rollout.trials import EQUITY, play_block  # noqa: E402
 from bgai.specs import load_player  # noqa: E402
@@ -127,4 +128,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

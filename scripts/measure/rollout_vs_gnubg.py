@@ -41,6 +41,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rollout_common import Clock, GnubgRollouts, selfplay_boards  # noqa: E402
 
+from bgai.cli.main import run_script
 from bgai.formats import encode_position_id  # noqa: E402
 from bgai.rollout import RolloutSettings, rollout_positions  # noqa: E402
 from bgai.search.evaluator import GnubgEvaluator  # noqa: E402
@@ -155,4 +156,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -15,6 +15,7 @@ import json
 import torch
 
 from bgai.bench.duel import duel
+from bgai.cli.main import run_script
 from bgai.specs import load_player
 
 
@@ -62,4 +63,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

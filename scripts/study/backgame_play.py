@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from bgai.bots import evaluator_of
+from bgai.cli.main import run_script
 from bgai.engine.board import game_value, swap_sides
 from bgai.rollout.dice import trial_dice
 from bgai.search.ply import choose_moves
@@ -102,4 +103,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -20,6 +20,7 @@ import sys
 import torch
 
 from bgai.bots.players import SearchPlayer
+from bgai.cli.main import run_script
 from bgai.model.checkpoint import load_net
 from bgai.opponent.grade import grade, paired_grade
 from bgai.search.evaluator import NetEvaluator
@@ -62,4 +63,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 import bgai.train.fit as fit_module
+from bgai.cli.main import run_script
 from bgai.engine.choice import segment_argmax
 from bgai.model.checkpoint import FORMAT, checkpoint_path, load_net, save_atomic
 from bgai.model.probs import cubeless_equity
@@ -163,4 +164,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from bgai.bots import evaluator_of
+from bgai.cli.main import run_script
 from bgai.formats import decode_position_id
 from bgai.model.probs import cubeless_equity
 from bgai.rollout import RolloutSettings, rollout_positions
@@ -94,4 +95,4 @@ def _cell(errors: np.ndarray) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

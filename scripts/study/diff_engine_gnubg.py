@@ -17,12 +17,12 @@ sample of the same comparison is tests/test_engine_gnubg.py; both read gnubg thr
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 import torch
 
 from bgai import gnubg as oracle
+from bgai.cli.main import run_script
 from bgai.engine.sampling import sample_positions
 
 
@@ -67,4 +67,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -18,6 +18,7 @@ import argparse
 import numpy as np
 import torch
 
+from bgai.cli.main import run_script
 from bgai.engine.choice import segment_argmax
 from bgai.model.checkpoint import checkpoint_path, load_net
 from bgai.model.probs import cubeless_equity
@@ -84,4 +85,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

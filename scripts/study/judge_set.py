@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "measure"))
 from rollout_common import GnubgRollouts  # noqa: E402
 
 from bgai.bots import evaluator_of  # noqa: E402
+from bgai.cli.main import run_script
 from bgai.formats import encode_position_id  # noqa: E402
 from bgai.model.probs import cubeless_equity  # noqa: E402
 from bgai.search.ply import evaluate_position  # noqa: E402
@@ -93,10 +94,7 @@ def load(path: Path) -> dict:
 
 def roll(args: argparse.Namespace) -> None:
     k, n = (int(x) for x in args.shard.split("/"))
-    try:
-        classes, sources = class_codes(args.classes.split(",")), source_codes(args.sources.split(","))
-    except ValueError as error:
-        raise SystemExit(f"error: {error}") from None
+    classes, sources = class_codes(args.classes.split(",")), source_codes(args.sources.split(","))
     db = PositionDatabase.load(args.database)
     rows = select(db, args.positions, args.seed, classes, sources)[k::n]
     path = Path(args.out) / f"shard{k}of{n}.npz"
@@ -223,4 +221,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from bgai.bots import evaluator_of
+from bgai.cli.main import run_script
 from bgai.engine.board import CHECKERS
 from bgai.model.probs import cubeless_equity
 from bgai.search.evaluator import GnubgEvaluator
@@ -111,4 +112,4 @@ def _cell(errors: np.ndarray) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

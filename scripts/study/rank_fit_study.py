@@ -33,6 +33,7 @@ import torch
 
 from bgai.bearoff.evaluator import is_bearoff
 from bgai.bots import evaluator_of
+from bgai.cli.main import run_script
 from bgai.model.checkpoint import FORMAT, checkpoint_path, load_net, save_atomic
 from bgai.model.grow import grow
 from bgai.model.net import ValueNet
@@ -234,4 +235,4 @@ def _save(data: LabelledAfterstates, path: Path) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from bgai.bots import evaluator_of
+from bgai.cli.main import run_script
 from bgai.formats.gnubgid import decode_position_id
 from bgai.model.probs import cubeless_equity
 from bgai.search import evaluate_position
@@ -58,4 +59,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from bgai.bench import duel
+from bgai.cli.main import run_script
 from bgai.engine.dice import roll
 from bgai.opponent.grade import Decisions, choices_of, decisions_of, sample, unforced
 from bgai.specs import load_judge, load_player
@@ -101,4 +102,4 @@ def _rate(lost: np.ndarray, signed: bool = False) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

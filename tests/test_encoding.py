@@ -6,7 +6,16 @@ import pytest
 import torch
 
 from bgai.engine.board import starting_board, swap_sides
-from bgai.model.encoding import ENCODINGS, RICH, RICH_PLAN, RICH_PLUS, RICH_SHOTS, TESAURO198, get_encoding
+from bgai.model.encoding import (
+    ENCODINGS,
+    RICH,
+    RICH_PLAN,
+    RICH_PLUS,
+    RICH_RACE,
+    RICH_SHOTS,
+    TESAURO198,
+    get_encoding,
+)
 from tests.positions import random_boards
 
 
@@ -33,7 +42,8 @@ def test_sizes_and_registry():
     assert RICH_PLUS.size == 235 and RICH_PLUS.names[: RICH.size] == RICH.names
     assert RICH_PLAN.size == 245 and RICH_PLAN.names[: RICH_PLUS.size] == RICH_PLUS.names
     assert RICH_SHOTS.size == 251 and RICH_SHOTS.names[: RICH_PLAN.size] == RICH_PLAN.names
-    assert set(ENCODINGS) == {"tesauro198", "rich", "rich_plus", "rich_plan", "rich_shots"}
+    assert RICH_RACE.size == 285 and RICH_RACE.names[: RICH_SHOTS.size] == RICH_SHOTS.names
+    assert set(ENCODINGS) == {"tesauro198", "rich", "rich_plus", "rich_plan", "rich_shots", "rich_race"}
     assert all(len(set(e.names)) == e.size for e in ENCODINGS.values())
     with pytest.raises(ValueError, match="unknown encoding 'nope'"):
         get_encoding("nope")

@@ -20,6 +20,9 @@ extra leading dimensions are kept) into float32 inputs ``(N, size)``. Every unit
 * ``rich_shots`` — ``rich_plan``'s units, then for each side the shots of
   :mod:`bgai.model.shot_features`, counted by the rules (blocked points, the bar) where the
   older shot units only span distances.
+* ``rich_race`` — ``rich_shots``'s units, then for each side the race units of
+  :mod:`bgai.model.race_features` (checkers off as a thermometer, pips before the first
+  checker can come off, the least rolls to bear off, home-board gaps).
 
 Swapping the two rows of a board swaps the two sides' blocks of either encoding.
 """
@@ -36,6 +39,7 @@ from bgai.engine.board import BAR, CHECKERS
 from bgai.model.contact_features import CONTACT_FEATURES, contact_features
 from bgai.model.features import SIDE_FEATURES, rich_features
 from bgai.model.plan_features import PLAN_FEATURES, plan_features
+from bgai.model.race_features import RACE_FEATURES, race_features
 from bgai.model.shot_features import SHOT_FEATURES, shot_features
 
 SIDES = ("on_roll", "opponent")
@@ -140,8 +144,11 @@ def _extend(base: Encoding, name: str, units: tuple[str, ...], more: Callable) -
 RICH_PLUS = _extend(RICH, "rich_plus", CONTACT_FEATURES, contact_features)
 RICH_PLAN = _extend(RICH_PLUS, "rich_plan", PLAN_FEATURES, plan_features)
 RICH_SHOTS = _extend(RICH_PLAN, "rich_shots", SHOT_FEATURES, shot_features)
+RICH_RACE = _extend(RICH_SHOTS, "rich_race", RACE_FEATURES, race_features)
 
-ENCODINGS: dict[str, Encoding] = {e.name: e for e in (TESAURO198, RICH, RICH_PLUS, RICH_PLAN, RICH_SHOTS)}
+ENCODINGS: dict[str, Encoding] = {
+    e.name: e for e in (TESAURO198, RICH, RICH_PLUS, RICH_PLAN, RICH_SHOTS, RICH_RACE)
+}
 
 
 def get_encoding(name: str) -> Encoding:

@@ -24,7 +24,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for tests/features_reference.py
 
-from bgai.cli.main import run_script
+from bgai.cli.main import run_script  # noqa: E402
 from bgai.engine.movegen import expand  # noqa: E402
 from bgai.engine.sampling import sample_positions  # noqa: E402
 from bgai.model.features import rich_features  # noqa: E402

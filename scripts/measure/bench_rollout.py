@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rollout_common import Clock, GnubgRollouts, selfplay_boards  # noqa: E402
 
 from bgai.bots import evaluator_of  # noqa: E402
-from bgai.cli.main import run_script
+from bgai.cli.main import run_script  # noqa: E402
 from bgai.formats import encode_position_id  # noqa: E402
 from bgai.rollout import RolloutSettings, rollout_positions  # noqa: E402
 from bgai.specs import load_player  # noqa: E402

@@ -46,7 +46,7 @@ from rollout_common import Clock, small_bearoffs  # noqa: E402
 
 from bgai.bearoff import BearoffEvaluator  # noqa: E402
 from bgai.bots import evaluator_of  # noqa: E402
-from bgai.cli.main import run_script
+from bgai.cli.main import run_script  # noqa: E402
 from bgai.model.probs import cubeless_equity  # noqa: E402
 from bgai.rollout import RolloutSettings, rollout_positions  # noqa: E402
 from bgai.search.evaluator import afterstate_values  # noqa: E402

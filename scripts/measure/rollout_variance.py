@@ -33,7 +33,7 @@ from rollout_common import Clock, selfplay_boards  # noqa: E402
 
 from bgai.bearoff import BearoffEvaluator  # noqa: E402
 from bgai.bots import evaluator_of  # noqa: E402
-from bgai.cli.main import run_script
+from bgai.cli.main import run_script  # noqa: E402
 from bgai.rollout import RolloutSettings  # noqa: E402
 from bgai.rollout.trials import EQUITY, play_block  # noqa: E402
 from bgai.specs import load_player  # noqa: E402

@@ -41,7 +41,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rollout_common import Clock, GnubgRollouts, selfplay_boards  # noqa: E402
 
-from bgai.cli.main import run_script
+from bgai.cli.main import run_script  # noqa: E402
 from bgai.formats import encode_position_id  # noqa: E402
 from bgai.rollout import RolloutSettings, rollout_positions  # noqa: E402
 from bgai.search.evaluator import GnubgEvaluator  # noqa: E402

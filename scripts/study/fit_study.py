@@ -29,7 +29,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "measure"))  # cube_quality's positions
 from cube_quality import candidate_boards, selfplay_boards  # noqa: E402
 
-from bgai.cli.main import run_script
+from bgai.cli.main import run_script  # noqa: E402
 from bgai.engine.board import is_race  # noqa: E402
 from bgai.model.checkpoint import FORMAT, load_net, save_atomic  # noqa: E402
 from bgai.model.grow import grow  # noqa: E402

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "measure"))
 from rollout_common import GnubgRollouts  # noqa: E402
 
 from bgai.bots import evaluator_of  # noqa: E402
-from bgai.cli.main import run_script
+from bgai.cli.main import run_script  # noqa: E402
 from bgai.formats import encode_position_id  # noqa: E402
 from bgai.model.probs import cubeless_equity  # noqa: E402
 from bgai.search.ply import evaluate_position  # noqa: E402

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import torch
 
-from bgai.engine.board import CHECKERS
+from bgai.engine.board import borne_off, pip_counts
 from bgai.model.contact_features import both_sides
 
 OFF_UNITS = 14
@@ -33,7 +33,6 @@ AVERAGE_ROLL = 49 / 6  # pips: 8.17
 def _tables(device: torch.device) -> dict[str, torch.Tensor]:
     points = torch.arange(1, 26, dtype=torch.float32)
     return {
-        "pips": points.to(device),
         "outside": (points - 6).clamp(min=0).to(device),
         "thresholds": torch.arange(1, OFF_UNITS + 1, dtype=torch.float32, device=device),
         "home": torch.arange(1, 7, dtype=torch.float32, device=device),
@@ -47,21 +46,21 @@ def _sides(me: torch.Tensor, opp: torch.Tensor, t: dict[str, torch.Tensor]) -> t
     * save_pips: pips my checkers must travel before I can bear off my first one, / 100: 0 once
       one is off; else the pips to bring every checker home plus the lowest home point I hold
       (6 when none is there yet). What the side that may lose a gammon races against.
-    * least_rolls: rolls I need at least to bear off everything, / 30: the larger of my pips
-      / 8.17 (an average roll) and my checkers left / 2 (a roll bears off at most two but
-      doubles), the two bounds a bear-off's wastage runs between.
+    * least_rolls: a floor under the rolls I need to bear off everything, / 30: the larger of
+      my pips / 8.17 (an average roll's pips) and my checkers left / 2 (a roll but doubles
+      bears off at most two): the two ends between which a bear-off's wastage lies.
     * home_gaps: empty points of my home board below my highest home checker, / 5: the gaps
       that waste pips in the bear-off.
     """
     rows = me.float()
+    off = borne_off(rows)
     left = rows.sum(1)
-    off = CHECKERS - left
     thermometer = (off[:, None] >= t["thresholds"]).float()
     outside = rows @ t["outside"]
     home = rows[:, :6] > 0
     lowest = torch.where(home, t["home"], 7.0).amin(1).clamp(max=6.0)
     save_pips = torch.where(off > 0, 0.0, outside + lowest) / 100.0
-    pips = rows @ t["pips"]
+    pips = pip_counts(me).float()
     least_rolls = torch.maximum(pips / AVERAGE_ROLL, left / 2) / 30.0
     highest = torch.where(home, t["home"], 0.0).amax(1)
     gaps = ((~home) & (t["home"] < highest[:, None])).float().sum(1) / 5.0

@@ -211,6 +211,30 @@ def test_an_extended_database_keeps_its_positions_and_labels_and_jobs_resume_int
     assert "no position database" in capsys.readouterr().err
 
 
+def test_mining_labels_another_sets_positions_where_it_disagrees_most_with_the_net_first(
+    database, best, tmp_path, capsys
+):
+    folder = tmp_path / "db"
+    shutil.copytree(database, folder)
+    db = PositionDatabase.load(folder)
+    deep = label(best, folder, LabelJob(kind="ply1", classes=("contact", "crashed"), chunk=512))
+    jobs = [LabelJob(kind="ply0", worst_first="ply1-best-contact-crashed", shard=(k, 2)) for k in (0, 1)]
+    assert jobs[0].name == "ply0-best-byply1"
+    mined = [label(best, folder, job) for job in jobs]
+    shallow = cubeless_equity(evaluate_position(best, torch.as_tensor(db.boards[deep.index]), 0))
+    gap = np.full(len(db), np.nan)
+    gap[deep.index] = np.abs(cubeless_equity(torch.as_tensor(deep.probs)).numpy() - shallow.numpy())
+    both = np.concatenate([m.index for m in mined])
+    assert sorted(both) == sorted(deep.index)  # only the positions the other set labels
+    for m in mined:  # each shard from the largest disagreement down
+        assert np.all(np.diff(gap[m.index]) <= 1e-6)
+    assert gap[mined[0].index[0]] == pytest.approx(np.nanmax(gap), abs=1e-6)
+    assert np.nanmax(gap) > 5 * np.nanmedian(gap)  # the order matters: the worst are far off
+    args = ["data", "label", str(folder), "--kind", "ply0", "--worst-first", "ply1-nobody"]
+    assert main(args) == 2
+    assert "no labels called 'ply1-nobody'" in capsys.readouterr().err
+
+
 def test_rollout_labels_carry_their_standard_errors(database, best):
     job = LabelJob(kind="rollout", trials=6, truncate=2, classes=("backgame",), chunk=4)
     labels = label(best, database, job, stop_after=0.0)

@@ -72,6 +72,12 @@ def register(subparsers) -> None:
     label.add_argument(
         "--no-vr", action="store_true", help="rollouts without variance reduction (plain trials)"
     )
+    label.add_argument(
+        "--worst-first",
+        default="",
+        help="mine: only the positions this label set (e.g. ply1-best) covers, those furthest from "
+        "the player's own 0-ply first",
+    )
     label.add_argument("--seed", type=int, default=0)
     label.add_argument("--hours", type=float, default=None, help="stop after this long (keeps what is done)")
     label.add_argument(
@@ -160,6 +166,7 @@ def _label(args) -> int:
         rollout_plies=args.rollout_ply,
         variance_reduction=not args.no_vr,
         seed=args.seed,
+        worst_first=args.worst_first,
     )
     device = device_of(args.device)
     evaluator = _evaluator(args.player, args.device)

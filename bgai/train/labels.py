@@ -7,7 +7,10 @@ every label so far, and a restarted job carries on after the last one. Positions
 an order shuffled by the job's seed, so a job stopped early (``--hours``) has labelled a fair
 sample of its classes, not the database's first games. ``shard=(k, n)`` takes every ``n``-th
 position of that order from the ``k``-th, so that ``n`` processes (or machines) share one
-database, each writing its own file; :func:`load_labels` merges them.
+database, each writing its own file; :func:`load_labels` merges them. ``worst_first`` mines
+instead: it takes the positions another label set covers in the order of how far that set's
+equity lies from the player's own 0-ply equity, largest first, so that a job stopped early has
+labelled where the net is most wrong (as gnubg's and wildbg's trainers pick positions).
 
 Label kinds: ``ply0``, ``ply1``, ``ply2`` (:func:`bgai.search.evaluate_position`) and
 ``rollout`` (:func:`bgai.rollout.rollout_positions`, with the job's rollout settings) label
@@ -70,6 +73,7 @@ class LabelJob:
     rolls: int = 1  # move kinds: rolls per position
     top: int = 0  # move kinds past 1 ply: only each roll's top moves (by 1-ply) that deep; 0: all
     teacher: str = ""  # the player's weights_digest: "best" names another net after a promotion
+    worst_first: str = ""  # a label set's name: its positions, furthest from the player's 0-ply first
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -123,6 +127,7 @@ class LabelJob:
             how += (f"x{self.rolls}" if self.rolls > 1 else "") + (f"top{self.top}" if self.top else "")
         part = "".join(f"-{c}" for c in self.classes + self.sources)
         part += "-heldout" if self.held_out_only else ""
+        part += f"-by{self.worst_first.split('-')[0]}" if self.worst_first else ""
         return f"{how}-{self.player.replace('/', '_').replace(':', '_')}{part}"
 
     def path(self, folder: Path) -> Path:
@@ -130,10 +135,11 @@ class LabelJob:
         k, n = self.shard
         return Path(folder) / "labels" / (f"{self.name}.{k}of{n}" + ("" if self.moves else ".npz"))
 
-    def selection(self, db: PositionDatabase) -> np.ndarray:
+    def selection(self, db: PositionDatabase, rank: np.ndarray | None = None) -> np.ndarray:
         """Indices of the positions this job (shard) labels, in its order: each segment of the
         database (:meth:`PositionDatabase.extend`) shuffled by the seed, the older ones first, so
-        extending a database leaves a job's order so far as it was."""
+        extending a database leaves a job's order so far as it was. With ``rank`` (a score per
+        database position, NaN where there is none): only the ranked ones, highest first."""
         keep = np.ones(len(db), dtype=bool)
         if self.classes:
             keep &= np.isin(db.klass, class_codes(self.classes))
@@ -146,8 +152,12 @@ class LabelJob:
             rows = start + np.flatnonzero(keep[start : start + size])
             parts.append(rows[np.random.default_rng(self.seed).permutation(len(rows))])
             start += size
+        order = np.concatenate(parts)
+        if rank is not None:
+            order = order[~np.isnan(rank[order])]
+            order = order[np.argsort(-rank[order], kind="stable")]
         k, n = self.shard
-        return np.concatenate(parts)[k::n]
+        return order[k::n]
 
 
 @dataclass(frozen=True)
@@ -196,7 +206,8 @@ def label(
     """
     folder = Path(folder)
     db = PositionDatabase.load(folder)
-    rows = job.selection(db)
+    rank = disagreement(evaluator, folder, db, job.worst_first, device) if job.worst_first else None
+    rows = job.selection(db, rank)
     path = job.path(folder)
     have = _read(path, job) if path.exists() else _join([], job)
     done = len(have.index)
@@ -224,6 +235,24 @@ def label(
     if not job.moves and len(parts) > 1:  # what the last save left out
         _write(path, labels)
     return labels
+
+
+def disagreement(
+    evaluator: Evaluator, folder: Path, db: PositionDatabase, name: str, device: str | torch.device = "cpu"
+) -> np.ndarray:
+    """Per database position, how far the label set ``name``'s cubeless equity lies from the
+    evaluator's 0-ply equity (NaN where ``name`` has no label): the mining score."""
+    labels = load_labels(folder, name)
+    if len(labels.index) and labels.index.max() >= len(db):
+        raise ValueError(f"labels {name!r} point past the database's {len(db)} positions: another database")
+    rank = np.full(len(db), np.nan)
+    for start in range(0, len(labels.index), 65536):
+        rows = labels.index[start : start + 65536]
+        boards = torch.as_tensor(db.boards[rows]).to(device)
+        mine = cubeless_equity(evaluate_position(evaluator, boards, 0).float()).cpu().numpy()
+        theirs = cubeless_equity(torch.as_tensor(labels.probs[start : start + 65536])).numpy()
+        rank[rows] = np.abs(theirs - mine)
+    return rank
 
 
 def _label_chunk(evaluator: Evaluator, boards: torch.Tensor, index: np.ndarray, job: LabelJob):

@@ -40,6 +40,7 @@ from bgai.train.positions import (
     build_database,
     classify,
     crashed_side,
+    save_npz,
 )
 from tests.positions import pos
 
@@ -215,7 +216,8 @@ def test_mining_labels_another_sets_positions_where_it_disagrees_most_with_the_n
     database, best, tmp_path, capsys
 ):
     folder = tmp_path / "db"
-    shutil.copytree(database, folder)
+    folder.mkdir()
+    shutil.copy(Path(database) / "positions.npz", folder)
     db = PositionDatabase.load(folder)
     deep = label(best, folder, LabelJob(kind="ply1", classes=("contact", "crashed"), chunk=512))
     jobs = [LabelJob(kind="ply0", worst_first="ply1-best-contact-crashed", shard=(k, 2)) for k in (0, 1)]
@@ -233,6 +235,29 @@ def test_mining_labels_another_sets_positions_where_it_disagrees_most_with_the_n
     args = ["data", "label", str(folder), "--kind", "ply0", "--worst-first", "ply1-nobody"]
     assert main(args) == 2
     assert "no labels called 'ply1-nobody'" in capsys.readouterr().err
+
+
+def test_labels_made_for_a_longer_database_are_a_one_line_error_wherever_they_are_read(
+    database, best, tmp_path
+):
+    folder = tmp_path / "db"
+    folder.mkdir()
+    shutil.copy(Path(database) / "positions.npz", folder)  # not the labels other tests made there
+    n = len(PositionDatabase.load(folder))
+    label(best, folder, LabelJob(kind="ply0", chunk=1000))
+    path = folder / "labels" / "ply0-best.0of1.npz"
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["index"] = arrays["index"] + 1  # the last one now points past the end
+    save_npz(path, **arrays)
+    for read in (
+        lambda: load_labels(folder, "ply0-best", n),
+        lambda: training_data(FitConfig(database=str(folder), labels=("ply0-best",))),
+        lambda: label(best, folder, LabelJob(kind="ply1", worst_first="ply0-best")),
+    ):
+        with pytest.raises(ValueError, match="point past the end of the database"):
+            read()
+    assert len(load_labels(folder, "ply0-best").index) == n  # without a size: read as it is
 
 
 def test_rollout_labels_carry_their_standard_errors(database, best):

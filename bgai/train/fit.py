@@ -154,9 +154,7 @@ def training_data(cfg: FitConfig) -> tuple[PositionDatabase, np.ndarray, np.ndar
     weights = np.zeros(len(db), dtype=np.float32)
     for entry in cfg.labels:
         name, weight = label_weight(entry)
-        labels = load_labels(cfg.database, name)
-        if labels.index.max(initial=-1) >= len(db):
-            raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
+        labels = load_labels(cfg.database, name, len(db))
         targets[labels.index] = labels.probs
         weights[labels.index] = weight
     rows = np.flatnonzero(~np.isnan(targets[:, 0]) & usable(cfg, db))
@@ -326,9 +324,7 @@ class _MoveChoices:
             name, _ = label_weight(entry)
             if not is_move_labels(name):
                 continue
-            labels = load_move_labels(cfg.database, name)
-            if labels.index.max(initial=-1) >= len(db):
-                raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
+            labels = load_move_labels(cfg.database, name, len(db))
             labels = without_positions(labels, covered)
             covered[labels.index] = True
             sets.insert(0, (labels.afterstates, np.repeat(labels.index, labels.dice.shape[1])))

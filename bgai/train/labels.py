@@ -242,16 +242,13 @@ def disagreement(
 ) -> np.ndarray:
     """Per database position, how far the label set ``name``'s cubeless equity lies from the
     evaluator's 0-ply equity (NaN where ``name`` has no label): the mining score."""
-    labels = load_labels(folder, name)
-    if len(labels.index) and labels.index.max() >= len(db):
-        raise ValueError(f"labels {name!r} point past the database's {len(db)} positions: another database")
+    labels = load_labels(folder, name, len(db))
     rank = np.full(len(db), np.nan)
     for start in range(0, len(labels.index), 65536):
-        rows = labels.index[start : start + 65536]
-        boards = torch.as_tensor(db.boards[rows]).to(device)
+        part = slice(start, start + 65536)
+        boards = torch.as_tensor(db.boards[labels.index[part]]).to(device)
         mine = cubeless_equity(evaluate_position(evaluator, boards, 0).float()).cpu().numpy()
-        theirs = cubeless_equity(torch.as_tensor(labels.probs[start : start + 65536])).numpy()
-        rank[rows] = np.abs(theirs - mine)
+        rank[labels.index[part]] = np.abs(cubeless_equity(torch.as_tensor(labels.probs[part])).numpy() - mine)
     return rank
 
 
@@ -385,13 +382,21 @@ def read_move_labels(path: Path, job: LabelJob | None = None) -> MoveLabels:
     return _join(parts, job or _job_of(parts[0].job))
 
 
-def load_labels(folder: str | Path, name: str) -> Labels:
-    """Every shard of the labels called ``name`` (e.g. ``ply2-best``) in ``folder``, merged."""
+def _check_fits(index: np.ndarray, name: str, positions: int | None) -> None:
+    """Labels must point into a database of ``positions`` (when given): else made for another one."""
+    if positions is not None and index.max(initial=-1) >= positions:
+        raise ValueError(f"labels {name!r} point past the end of the database: made for another one?")
+
+
+def load_labels(folder: str | Path, name: str, positions: int | None = None) -> Labels:
+    """Every shard of the labels called ``name`` (e.g. ``ply2-best``) in ``folder``, merged;
+    with ``positions`` (the database's size), checked to fit it."""
     files = sorted((Path(folder) / "labels").glob(f"{name}.*of*.npz"))
     if not files:
         raise ValueError(f"no labels called {name!r} in {folder}/labels")
     parts = [read_labels(f) for f in files]
     index = np.concatenate([p.index for p in parts])
+    _check_fits(index, name, positions)
     order = np.argsort(index, kind="stable")
     return Labels(
         index[order],
@@ -402,13 +407,16 @@ def load_labels(folder: str | Path, name: str) -> Labels:
     )
 
 
-def load_move_labels(folder: str | Path, name: str) -> MoveLabels:
-    """Every shard of the move labels called ``name`` (e.g. ``moves1x2-best``) in ``folder``, joined."""
+def load_move_labels(folder: str | Path, name: str, positions: int | None = None) -> MoveLabels:
+    """Every shard of the move labels called ``name`` (e.g. ``moves1x2-best``) in ``folder``,
+    joined; with ``positions`` (the database's size), checked to fit it."""
     shards = sorted(p for p in (Path(folder) / "labels").glob(f"{name}.*of*") if p.is_dir())
     if not shards:
         raise ValueError(f"no move labels called {name!r} in {folder}/labels")
     parts = [read_move_labels(p) for p in shards]
-    return _join(parts, _job_of(parts[0].job))
+    labels = _join(parts, _job_of(parts[0].job))
+    _check_fits(labels.index, name, positions)
+    return labels
 
 
 def _job_of(recipe: dict) -> LabelJob:

@@ -109,6 +109,13 @@ def test_levels_run_from_beginner_to_world_class():
         get_level("grandmaster")
 
 
+def test_a_levels_description_reads_its_settings_from_the_level():
+    advanced, worldclass = LEVELS["advanced"], LEVELS["worldclass"]
+    assert advanced.description == f"gnubg's Advanced: 0-ply, noise {advanced.noise:.3f}"
+    assert worldclass.description == "gnubg's World class: 2-ply, normal move filter"
+    assert "noise" not in LEVELS["strong"].description  # the net alone adds none
+
+
 # --- playing ----------------------------------------------------------------------------------
 
 

@@ -90,17 +90,27 @@ class Level:
         if self.plies < 0 or self.noise < 0:
             raise ValueError(f"level {self.name!r}: plies and noise must not be negative")
 
+    @property
+    def description(self) -> str:
+        """What the level is, then how it plays, the settings read from the level itself."""
+        how = [f"{self.plies}-ply"]
+        if self.noise:
+            how.append(f"noise {self.noise:.3f}")
+        if self.plies:
+            how.append(f"{self.move_filter} move filter")
+        return f"{self.about}: {', '.join(how)}"
+
 
 LEVELS: dict[str, Level] = {
     level.name: level
     for level in (
-        Level("beginner", 0, 0.085, about="gnubg's Beginner: 0-ply, noise 0.085"),
-        Level("casual", 0, 0.070, about="gnubg's Casual: 0-ply, noise 0.070"),
-        Level("intermediate", 0, 0.050, about="gnubg's Intermediate: 0-ply, noise 0.050"),
-        Level("advanced", 0, 0.036, about="gnubg's Advanced: 0-ply, noise 0.036"),
-        Level("expert", 0, 0.022, about="gnubg's Expert class: 0-ply, noise 0.022"),
-        Level("strong", 0, 0.0, about="the net alone, 0-ply (World class on gnubg's scale)"),
-        Level("worldclass", 2, 0.0, about="gnubg's World class: 2-ply, normal move filter"),
+        Level("beginner", 0, 0.085, about="gnubg's Beginner"),
+        Level("casual", 0, 0.070, about="gnubg's Casual"),
+        Level("intermediate", 0, 0.050, about="gnubg's Intermediate"),
+        Level("advanced", 0, 0.036, about="gnubg's Advanced"),
+        Level("expert", 0, 0.022, about="gnubg's Expert class"),
+        Level("strong", 0, 0.0, about="the net alone (World class on gnubg's scale)"),
+        Level("worldclass", 2, 0.0, about="gnubg's World class"),
     )
 }
 """The ladder, weakest first."""

@@ -89,7 +89,7 @@ class Opponents:
                 level.name,
                 level=level.name,
                 name=str(meta.get("name") or level.name),
-                about=level.about,
+                about=level.description,
                 grade=grade,
                 plies=level.plies,
             )
